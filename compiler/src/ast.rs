@@ -1,0 +1,369 @@
+//! The abstract syntax tree of rules text: every node keeps its span so diagnostics can point at it.
+
+/// A byte range in one source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub file: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cite {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct File {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    System {
+        name: Ident,
+        title: String,
+        cite_prefix: Option<String>,
+        span: Span,
+    },
+    Option {
+        name: Ident,
+        title: String,
+        cite: Cite,
+    },
+    Enum(EnumDecl),
+    Type {
+        name: Ident,
+        ty: TypeExpr,
+        doc: Option<String>,
+    },
+    Const {
+        name: Ident,
+        value: Cell,
+        doc: Option<String>,
+        cite: Cite,
+    },
+    Table(TableDecl),
+    Resolver(ResolverDecl),
+}
+
+#[derive(Clone, Debug)]
+pub struct EnumDecl {
+    pub name: Ident,
+    pub title: Option<String>,
+    pub cite: Option<Cite>,
+    pub variants: Vec<(Ident, Option<String>)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TypeExpr {
+    pub list_depth: usize,
+    pub atoms: Vec<TypeAtom>,
+    pub optional: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct TypeAtom {
+    pub name: Ident,
+    pub bounds: Option<(i64, i64)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum TableKind {
+    Keyed,
+    By {
+        index: ByIndex,
+        result: Option<TypeExpr>,
+    },
+    Matrix {
+        row_name: Ident,
+        row_ty: Ident,
+        col_name: Ident,
+        col_ty: Ident,
+        result: TypeExpr,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub enum ByIndex {
+    Dice(DiceExpr),
+    Type(TypeAtom),
+}
+
+#[derive(Clone, Debug)]
+pub struct TableDecl {
+    pub name: Ident,
+    pub title: Option<String>,
+    pub cite: Cite,
+    pub kind: TableKind,
+    pub key: Option<Ident>,
+    pub columns: Vec<(Ident, TypeExpr)>,
+    pub aliases: Vec<(Vec<(String, Span)>, String, Span)>,
+    pub header: Option<Vec<Ident>>,
+    pub rows: Vec<Row>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum RowHead {
+    Key(String),
+    Range(Option<i64>, Option<i64>),
+    Label(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub head: RowHead,
+    pub head_span: Span,
+    /// `=> value` rows have exactly one cell and `arrow` set.
+    pub arrow: bool,
+    pub cells: Vec<Cell>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum CellKind {
+    Int(i64),
+    Dec(i64, i64),
+    Bool(bool),
+    Str(String),
+    Ident(String),
+    None,
+    List(Vec<Cell>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Cell {
+    pub kind: CellKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct ResolverDecl {
+    pub name: Ident,
+    pub title: Option<String>,
+    pub cite: Cite,
+    pub inputs: Vec<Param>,
+    pub outputs: Vec<Param>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: TypeExpr,
+    pub default: Option<Cell>,
+    pub doc: Option<String>,
+    pub cite: Option<Cite>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Modifier {
+    pub value: Expr,
+    pub name: String,
+    pub when: Option<Expr>,
+    pub cite: Cite,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ModItem {
+    One(Modifier),
+    Highest { name: String, mods: Vec<Modifier>, span: Span },
+}
+
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    Wild,
+    Range(Option<i64>, Option<i64>),
+    Name(Ident),
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    Let {
+        name: Ident,
+        value: Expr,
+        cite: Option<Cite>,
+        mods: Vec<ModItem>,
+        clamp: Option<(Option<i64>, Option<i64>, Span)>,
+    },
+    Var {
+        name: Ident,
+        value: Expr,
+    },
+    Assign {
+        name: Ident,
+        value: Expr,
+    },
+    Roll {
+        name: Ident,
+        dice: DiceExpr,
+        label: Option<String>,
+        cite: Option<Cite>,
+    },
+    Check {
+        name: Ident,
+        left: Expr,
+        op: CmpOp,
+        right: Expr,
+        cite: Option<Cite>,
+    },
+    Set {
+        name: Ident,
+        value: Expr,
+        cite: Option<Cite>,
+    },
+    If {
+        arms: Vec<(Expr, Vec<Stmt>)>,
+        otherwise: Option<Vec<Stmt>>,
+    },
+    Match {
+        scrutinee: Expr,
+        arms: Vec<(Vec<(Pattern, Span)>, Vec<Stmt>)>,
+    },
+    Call {
+        name: Ident,
+        resolver: Ident,
+        args: Vec<(Ident, Expr)>,
+        cite: Option<Cite>,
+    },
+    Require {
+        cond: Expr,
+        message: String,
+        message_span: Span,
+        cite: Cite,
+    },
+    Note {
+        text: String,
+        cite: Option<Cite>,
+    },
+    Return,
+    Break,
+    Repeat {
+        times: i64,
+        body: Vec<Stmt>,
+    },
+    For {
+        var: Ident,
+        list: Expr,
+        body: Vec<Stmt>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct DiceExpr {
+    pub count: DiceCount,
+    pub sides: i64,
+    pub mods: Vec<DiceMod>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum DiceCount {
+    Lit(i64),
+    Expr(Box<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub enum DiceMod {
+    Keep { highest: bool, n: i64 },
+    Drop { highest: bool, n: i64 },
+    Flux,
+    BadFlux,
+    ZeroBased,
+    Each { value: Box<Expr>, floor: i64 },
+    Reroll(Option<i64>, Option<i64>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    Coalesce,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agg {
+    Sum,
+    Count,
+    Any,
+    All,
+    Max,
+    Min,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Int(i64),
+    Dec(i64, i64),
+    Bool(bool),
+    Str(String),
+    Name(String),
+    List(Vec<Expr>),
+    Option(Ident),
+    Field(Box<Expr>, Ident),
+    Call(Ident, Vec<Expr>),
+    Agg {
+        kind: Agg,
+        var: Ident,
+        list: Box<Expr>,
+        body: Box<Expr>,
+    },
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Cmp(CmpOp, Box<Expr>, Box<Expr>),
+    In(Box<Expr>, Box<Expr>),
+    Is(Box<Expr>, Ident),
+    If(Vec<(Expr, Expr)>, Box<Expr>),
+}

@@ -1,0 +1,1317 @@
+//! IR → Rust: one module per system with typed enums, table statics, resolver functions generic over
+//! dice and trace, and a `SYSTEM` registry for the CLI. Output is deterministic and formatted.
+//!
+//! Generated code uses only `rulebook_runtime`'s public API and never panics: table rows are read
+//! with `.get()`, integer arithmetic is plain only where `check` proved it cannot overflow.
+
+use crate::ast::{Agg, BinOp, CmpOp};
+use crate::ir::*;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+pub fn camel(s: &str) -> String {
+    s.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+fn upper(s: &str) -> String {
+    s.to_uppercase()
+}
+
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// Generate the whole `rules.rs` for a program. `header` is the do-not-edit stamp.
+pub fn generate(p: &Program, header: &str) -> Result<String, String> {
+    let mut scope = codegen::Scope::new();
+    for sys in &p.systems {
+        let g = Gen::new(sys);
+        let module = g.module()?;
+        scope.raw(&module);
+    }
+    let names: Vec<String> = p.systems.iter().map(|s| format!("&{}::SYSTEM", s.name)).collect();
+    scope.raw(&format!(
+        "/// Every compiled rule system.\npub static SYSTEMS: &[&rulebook_runtime::SystemInfo] = &[{}];",
+        names.join(", ")
+    ));
+    let code = scope.to_string();
+    let file = syn::parse_file(&code).map_err(|e| format!("generated code does not parse ({e}); this is a compiler bug"))?;
+    Ok(format!("{header}{}", prettyplease::unparse(&file)))
+}
+
+struct Gen<'a> {
+    sys: &'a System,
+    key_cols: std::cell::RefCell<BTreeMap<(Vec<usize>, String), usize>>,
+    specs: std::cell::RefCell<Vec<String>>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(sys: &'a System) -> Self {
+        Gen {
+            sys,
+            key_cols: Default::default(),
+            specs: Default::default(),
+        }
+    }
+
+    fn module(&self) -> Result<String, String> {
+        let sys = self.sys;
+        let mut m = codegen::Scope::new();
+        m.raw("use rulebook_runtime as rt;");
+        for e in &sys.enums {
+            m.raw(&self.enum_def(e));
+        }
+        for (tid, t) in sys.tables.iter().enumerate() {
+            m.raw(&self.table_def(tid, t));
+        }
+        for (rid, r) in sys.resolvers.iter().enumerate() {
+            m.raw(&self.resolver_def(rid, r)?);
+        }
+        // Accessors and dice specs are collected while generating bodies.
+        for ((tables, col), id) in self.key_cols.borrow().iter() {
+            m.raw(&self.key_col_fn(*id, tables, col));
+        }
+        for s in self.specs.borrow().iter() {
+            m.raw(s);
+        }
+        m.raw(&self.registry());
+        let doc = format!("//! {} — compiled from `rules-src/{}/`.", sys.title, sys.name);
+        Ok(format!(
+            "#[allow(dead_code, unused_labels, unused_variables, unused_mut, unused_assignments, unreachable_patterns, unused_parens, clippy::all, reason = \"generated code: labels, bindings and match arms follow the rules text one to one\")]\npub mod {} {{\n{doc}\n{}\n}}",
+            sys.name,
+            m.to_string()
+        ))
+    }
+
+    // ------------------------------------------------------------ types
+    fn rty(&self, t: &Ty) -> String {
+        match t {
+            Ty::Int => "i64".into(),
+            Ty::Dec => "rt::Dec".into(),
+            Ty::Bool => "bool".into(),
+            Ty::Text => "&'static str".into(),
+            Ty::Enum(e) => camel(&self.sys.enums[*e].name),
+            Ty::Key(_) => "rt::Key".into(),
+            Ty::Opt(i) => format!("Option<{}>", self.rty(i)),
+            Ty::List(i) => format!("Vec<{}>", self.rty(i)),
+            Ty::Outcome(r) => format!("{}Outcome", camel(&self.sys.resolvers[*r].name)),
+            Ty::Row(t) => format!("&'static {}Row", camel(&self.sys.tables[*t].name)),
+            Ty::NoneLit | Ty::EmptyList | Ty::Error => "()".into(),
+        }
+    }
+
+    /// Type of a table cell in a static: lists become slices.
+    fn static_ty(&self, t: &Ty) -> String {
+        match t {
+            Ty::List(i) => format!("&'static [{}]", self.static_ty(i)),
+            Ty::Opt(i) => format!("Option<{}>", self.static_ty(i)),
+            other => self.rty(other),
+        }
+    }
+
+    fn default_of(&self, t: &Ty) -> String {
+        match t {
+            Ty::Int => "0".into(),
+            Ty::Dec => "rt::Dec::ZERO".into(),
+            Ty::Bool => "false".into(),
+            Ty::Text => "\"\"".into(),
+            Ty::Enum(e) => format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[0].0)),
+            Ty::Key(_) => "rt::Key { table: 0, row: 0, name: \"\" }".into(),
+            Ty::Opt(_) => "None".into(),
+            Ty::List(_) => "Vec::new()".into(),
+            Ty::Outcome(r) => format!("{}Outcome::default()", camel(&self.sys.resolvers[*r].name)),
+            _ => "Default::default()".into(),
+        }
+    }
+
+    fn konst(&self, c: &Const, t: &Ty, in_static: bool) -> String {
+        match (c, t) {
+            (Const::None, Ty::Opt(_)) => "None".into(),
+            (c, Ty::Opt(i)) => format!("Some({})", self.konst(c, i, in_static)),
+            (Const::Int(v), Ty::Dec) => format!("rt::Dec::raw({v}, 1)"),
+            (Const::Int(v), _) => format!("{v}i64"),
+            (Const::Dec(n, d), _) => format!("rt::Dec::raw({n}, {d})"),
+            (Const::Bool(b), _) => b.to_string(),
+            (Const::Text(s), _) => lit(s),
+            (Const::Enum(e, v), _) => format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[*v].0)),
+            (Const::Key { table, row, name }, _) => format!("rt::Key {{ table: {table}, row: {row}, name: {} }}", lit(name)),
+            (Const::List(items), Ty::List(i)) => {
+                let xs: Vec<String> = items.iter().map(|x| self.konst(x, i, in_static)).collect();
+                if in_static {
+                    format!("&[{}]", xs.join(", "))
+                } else {
+                    format!("vec![{}]", xs.join(", "))
+                }
+            }
+            (Const::List(_), _) => "Vec::new()".into(),
+            (Const::None, Ty::List(_)) => {
+                if in_static {
+                    "&[]".into()
+                } else {
+                    "Vec::new()".into()
+                }
+            }
+            (Const::None, t) => self.default_of(t),
+        }
+    }
+
+    /// Rust code converting `code` (of type `t`) into an `rt::Value`.
+    fn to_value(&self, code: &str, t: &Ty) -> String {
+        match t {
+            Ty::Int => format!("rt::Value::Int({code})"),
+            Ty::Dec => format!("rt::Value::Dec({code})"),
+            Ty::Bool => format!("rt::Value::Bool({code})"),
+            Ty::Text => format!("rt::Value::Text(({code}).to_string())"),
+            Ty::Enum(_) => format!("rt::Value::Enum(rt::EnumType::name({code}))"),
+            Ty::Key(_) => format!("rt::Value::Key({code})"),
+            Ty::Opt(i) => format!("match {code} {{ Some(x) => {}, None => rt::Value::None }}", self.to_value("x", i)),
+            Ty::List(i) => format!(
+                "rt::Value::List(({code}).iter().map(|x| {}).collect())",
+                self.to_value("*x", i).replace("(*x).to_value()", "x.to_value()")
+            ),
+            Ty::Outcome(_) | Ty::Row(_) => format!("({code}).to_value()"),
+            _ => "rt::Value::None".into(),
+        }
+    }
+
+    fn registry_ty(&self, t: &Ty, bounds: Option<(i64, i64)>, statics: &mut Vec<String>) -> String {
+        let body = match t {
+            Ty::Int => {
+                let (lo, hi) = bounds.unwrap_or((i64::MIN, i64::MAX));
+                format!("rt::Ty::Int {{ min: {lo}, max: {hi} }}")
+            }
+            Ty::Dec => "rt::Ty::Dec".into(),
+            Ty::Bool => "rt::Ty::Bool".into(),
+            Ty::Text => "rt::Ty::Text".into(),
+            Ty::Enum(e) => format!("rt::Ty::Enum(&ENUM_{})", upper(&self.sys.enums[*e].name)),
+            Ty::Key(ts) => format!(
+                "rt::Ty::Key(&[{}])",
+                ts.iter().map(|t| format!("&TABLES[{t}]")).collect::<Vec<_>>().join(", ")
+            ),
+            Ty::Opt(i) => {
+                let inner = self.registry_ty(i, bounds, statics);
+                format!("rt::Ty::Opt(&{inner})")
+            }
+            Ty::List(i) => {
+                let inner = self.registry_ty(i, bounds, statics);
+                format!("rt::Ty::List(&{inner})")
+            }
+            Ty::Outcome(r) => format!("rt::Ty::Record({})", lit(&self.sys.resolvers[*r].name)),
+            Ty::Row(t) => format!("rt::Ty::Record({})", lit(&self.sys.tables[*t].name)),
+            _ => "rt::Ty::Text".into(),
+        };
+        let name = format!("TY_{}", statics.len());
+        statics.push(format!("static {name}: rt::Ty = {body};"));
+        name
+    }
+
+    // ------------------------------------------------------------ enums
+    fn enum_def(&self, e: &EnumDef) -> String {
+        let name = camel(&e.name);
+        let mut en = codegen::Enum::new(&name);
+        en.vis("pub")
+            .derive("Clone")
+            .derive("Copy")
+            .derive("Debug")
+            .derive("PartialEq")
+            .derive("Eq")
+            .derive("PartialOrd")
+            .derive("Ord")
+            .derive("Hash")
+            .derive("Default");
+        en.doc(&format!("{} [{}]", if e.title.is_empty() { &e.name } else { &e.title }, e.cite));
+        for (i, (v, doc)) in e.variants.iter().enumerate() {
+            let var = en.new_variant(camel(v));
+            if i == 0 {
+                var.annotation("#[default]");
+            }
+            if !doc.is_empty() {
+                var.annotation(format!("/// {doc}"));
+            }
+        }
+        let mut s = codegen::Scope::new();
+        s.push_enum(en);
+        let variants: Vec<String> = e.variants.iter().map(|(v, _)| lit(v)).collect();
+        let from: Vec<String> = e
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, (v, _))| format!("{i} => Some({name}::{}),", camel(v)))
+            .collect();
+        let idx: Vec<String> = e
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, (v, _))| format!("{name}::{} => {i},", camel(v)))
+            .collect();
+        format!(
+            "{}\nimpl rt::EnumType for {name} {{\n const TYPE_NAME: &'static str = {};\n const VARIANTS: &'static [&'static str] = &[{}];\n fn from_index(i: usize) -> Option<Self> {{ match i {{ {} _ => None }} }}\n fn index(self) -> usize {{ match self {{ {} }} }}\n}}\npub static ENUM_{}: rt::EnumInfo = rt::EnumInfo {{ name: {}, variants: &[{}] }};",
+            s.to_string(),
+            lit(&e.name),
+            variants.join(", "),
+            from.join(" "),
+            idx.join(" "),
+            upper(&e.name),
+            lit(&e.name),
+            variants.join(", ")
+        )
+    }
+
+    // ------------------------------------------------------------ tables
+    fn table_def(&self, tid: usize, t: &TableDef) -> String {
+        let mut out = String::new();
+        let row_ty = format!("{}Row", camel(&t.name));
+        let stat = upper(&t.name);
+        let cols: Vec<(String, Ty)> = match (&t.kind, &t.result) {
+            (TableKind::Range { .. }, Some(r)) | (TableKind::Matrix { .. }, Some(r)) => {
+                vec![("value".to_string(), r.clone())]
+            }
+            _ => t.columns.clone(),
+        };
+        let doc = format!("{} [{}]. Source: {}:{}", t.title, t.cite, t.source, t.line);
+        if matches!(t.kind, TableKind::Matrix { .. }) {
+            let (TableKind::Matrix { row_enum, col_enum }, Some(res)) = (&t.kind, &t.result) else {
+                return out;
+            };
+            let cty = self.static_ty(res);
+            let ncols = self.sys.enums[*col_enum].variants.len();
+            let rows: Vec<String> = t
+                .rows
+                .iter()
+                .map(|r| {
+                    format!(
+                        "[{}]",
+                        r.cells.iter().map(|c| self.konst(c, res, true)).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "/// {doc}\npub static {stat}: [[{cty}; {ncols}]; {}] = [{}];",
+                t.rows.len(),
+                rows.join(", ")
+            );
+            let re = camel(&self.sys.enums[*row_enum].name);
+            let ce = camel(&self.sys.enums[*col_enum].name);
+            let _ = writeln!(
+                out,
+                "fn lookup_{name}<T: rt::Trace>(trace: &mut T, r: {re}, c: {ce}) -> Result<{cty}, rt::Error> {{\n let v = {stat}.get(rt::EnumType::index(r)).and_then(|row| row.get(rt::EnumType::index(c))).copied().ok_or_else(|| rt::Error::Internal {{ message: {msg} }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: format!(\"{{}}, {{}}\", rt::EnumType::name(r), rt::EnumType::name(c)), row: {vs}.to_string(), cite: {cite}.to_string() }}); }}\n Ok(v)\n}}",
+                name = t.name,
+                msg = lit(&format!("matrix {} is missing a cell", t.name)) + ".to_string()",
+                tname = lit(&t.name),
+                vs = self.to_value("v", res),
+                cite = lit(&t.cite),
+            );
+            return out;
+        }
+        // Row struct.
+        let mut st = codegen::Struct::new(&row_ty);
+        st.vis("pub").derive("Debug").doc(&format!("A row of {}", t.title));
+        if matches!(t.kind, TableKind::Keyed) {
+            st.new_field(&t.key_column, "&'static str").vis("pub");
+        }
+        for (c, ct) in &cols {
+            st.new_field(c, self.static_ty(ct)).vis("pub");
+        }
+        let mut s = codegen::Scope::new();
+        s.push_struct(st);
+        out.push_str(&s.to_string());
+        out.push('\n');
+        let rows: Vec<String> = t
+            .rows
+            .iter()
+            .map(|r| {
+                let mut fields = Vec::new();
+                if matches!(t.kind, TableKind::Keyed) {
+                    fields.push(format!("{}: {}", t.key_column, lit(&r.label)));
+                }
+                for (c, (cn, ct)) in r.cells.iter().zip(&cols) {
+                    fields.push(format!("{cn}: {}", self.konst(c, ct, true)));
+                }
+                format!("{row_ty} {{ {} }}", fields.join(", "))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "/// {doc}\npub static {stat}: [{row_ty}; {}] = [{}];",
+            t.rows.len(),
+            rows.join(",\n")
+        );
+        // to_value for row records.
+        let fields: Vec<String> = cols
+            .iter()
+            .map(|(c, ct)| {
+                format!(
+                    "({}, {})",
+                    lit(c),
+                    self.to_value(&format!("self.{c}"), &strip_list_static(ct))
+                        .replace(&format!("(self.{c}).iter()"), &format!("self.{c}.iter()"))
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "impl {row_ty} {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}",
+            fields.join(", ")
+        );
+        if let TableKind::Range { .. } = t.kind {
+            let arms: Vec<String> = t
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let pat = match r.range {
+                        (i64::MIN, i64::MAX) => "_".to_string(),
+                        (i64::MIN, h) => format!("..={h}"),
+                        (l, i64::MAX) => format!("{l}.."),
+                        (l, h) if l == h => format!("{l}"),
+                        (l, h) => format!("{l}..={h}"),
+                    };
+                    format!("{pat} => {i},")
+                })
+                .collect();
+            let (ret_ty, ret, shown) = match &t.result {
+                Some(r) => (self.static_ty(r), "row.value".to_string(), self.to_value("row.value", r)),
+                None => (format!("&'static {row_ty}"), "row".to_string(), "row.to_value()".to_string()),
+            };
+            let _ = writeln!(
+                out,
+                "fn lookup_{name}<T: rt::Trace>(trace: &mut T, i: i64) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = match i {{ {arms} _ => return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {name}\", i) }}) }};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: i.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
+                name = t.name,
+                arms = arms.join(" "),
+                n = t.rows.len(),
+                labels = t.rows.iter().map(|r| lit(&r.label)).collect::<Vec<_>>().join(", "),
+                tname = lit(&t.name),
+                cite = lit(&t.cite),
+            );
+        }
+        let _ = tid;
+        out
+    }
+
+    fn key_col_id(&self, tables: &[usize], col: &str) -> usize {
+        let mut m = self.key_cols.borrow_mut();
+        let n = m.len();
+        *m.entry((tables.to_vec(), col.to_string())).or_insert(n)
+    }
+
+    fn key_col_fn(&self, id: usize, tables: &[usize], col: &str) -> String {
+        let t0 = &self.sys.tables[tables[0]];
+        let cty = t0
+            .columns
+            .iter()
+            .find(|(n, _)| n == col)
+            .map(|(_, t)| t.clone())
+            .unwrap_or(Ty::Error);
+        let ret = self.static_ty(&cty);
+        let arms: Vec<String> = tables
+            .iter()
+            .map(|&t| format!("{t} => {}.get(k.row as usize).map(|r| r.{col}),", upper(&self.sys.tables[t].name)))
+            .collect();
+        let names: Vec<&str> = tables.iter().map(|&t| self.sys.tables[t].name.as_str()).collect();
+        format!(
+            "/// Column `{col}` of a row of {}.\nfn key_col_{id}(k: rt::Key) -> Result<{ret}, rt::Error> {{ match k.table {{ {} _ => None }}.ok_or_else(|| rt::Error::Internal {{ message: format!(\"{{}} is not a row of {}\", k.name) }}) }}",
+            names.join(" | "),
+            arms.join(" "),
+            names.join(" | ")
+        )
+    }
+
+    // ------------------------------------------------------------ resolvers
+    fn resolver_def(&self, rid: usize, r: &ResolverDef) -> Result<String, String> {
+        let cname = camel(&r.name);
+        let mut out = String::new();
+        // Inputs struct.
+        let mut ins = codegen::Struct::new(&format!("{cname}Inputs"));
+        ins.vis("pub")
+            .derive("Clone")
+            .derive("Debug")
+            .doc(&format!("Inputs of `{}` ({}).", r.name, r.title));
+        for p in &r.inputs {
+            let f = ins.new_field(&p.name, self.rty(&p.ty)).vis("pub");
+            let doc = if p.doc.is_empty() { p.name.clone() } else { p.doc.clone() };
+            f.doc(&doc);
+        }
+        let mut outs = codegen::Struct::new(&format!("{cname}Outcome"));
+        outs.vis("pub")
+            .derive("Clone")
+            .derive("Debug")
+            .derive("PartialEq")
+            .derive("Eq")
+            .derive("PartialOrd")
+            .derive("Ord")
+            .derive("Hash")
+            .doc(&format!("Outcome of `{}` ({}).", r.name, r.title));
+        for p in &r.outputs {
+            let f = outs.new_field(&p.name, self.rty(&p.ty)).vis("pub");
+            let doc = if p.doc.is_empty() { p.name.clone() } else { p.doc.clone() };
+            f.doc(&doc);
+        }
+        let mut s = codegen::Scope::new();
+        s.push_struct(ins);
+        s.push_struct(outs);
+        out.push_str(&s.to_string());
+        // from_values / to_value.
+        let reads: Vec<String> = r
+            .inputs
+            .iter()
+            .map(|p| format!("{}: {},", p.name, self.read_input(&p.name, &p.ty)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nimpl {cname}Inputs {{ pub fn from_values(m: &rt::Inputs) -> Result<Self, rt::Error> {{ Ok({cname}Inputs {{ {} }}) }} }}",
+            reads.join(" ")
+        );
+        let fields: Vec<String> = r
+            .outputs
+            .iter()
+            .map(|p| format!("({}, {})", lit(&p.name), self.to_value(&format!("self.{}", p.name), &p.ty)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "impl {cname}Outcome {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}",
+            fields.join(", ")
+        );
+        // The resolver.
+        let mut body = String::new();
+        let _ = writeln!(body, "if T::ENABLED {{ trace.event(rt::Event::Enter {{ resolver: {}.to_string(), title: {}.to_string(), cite: {}.to_string() }}); }}", lit(&r.name), lit(&r.title), lit(&r.cite));
+        for p in &r.inputs {
+            if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
+                let _ = writeln!(body, "if !({lo}i64..={hi}i64).contains(&inp.{n}) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = p.name, ln = lit(&p.name));
+            }
+        }
+        let inits: Vec<String> = r
+            .outputs
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}: {},",
+                    p.name,
+                    match &p.default {
+                        Some(d) => self.konst(d, &p.ty, false),
+                        None => self.default_of(&p.ty),
+                    }
+                )
+            })
+            .collect();
+        let _ = writeln!(body, "let mut out = {cname}Outcome {{ {} }};", inits.join(" "));
+        body.push_str("'body: {\n");
+        let mut req_group = false;
+        for (i, st) in r.body.iter().enumerate() {
+            self.stmt(st, &mut body, &mut req_group);
+            let next_is_req = matches!(r.body.get(i + 1), Some(Stmt::Require { .. }));
+            if req_group && !next_is_req {
+                self.flush_requires(&mut body);
+                req_group = false;
+            }
+        }
+        body.push_str("}\n");
+        let _ = writeln!(
+            body,
+            "if T::ENABLED {{ trace.event(rt::Event::Exit {{ resolver: {}.to_string() }}); }}",
+            lit(&r.name)
+        );
+        body.push_str("Ok(out)");
+        let mut f = codegen::Function::new(&r.name);
+        f.vis("pub")
+            .doc(&format!("{} [{}]\n\nSource: {}:{}", r.title, r.cite, r.source, r.line))
+            .generic("D: rt::Dice + ?Sized")
+            .generic("T: rt::Trace")
+            .arg("dice", "&mut D")
+            .arg("trace", "&mut T")
+            .arg("inp", format!("&{cname}Inputs"))
+            .ret(format!("Result<{cname}Outcome, rt::Error>"))
+            .line(body);
+        let mut s = codegen::Scope::new();
+        s.push_fn(f);
+        out.push_str(&s.to_string());
+        let _ = writeln!(
+            out,
+            "\nfn run_{n}_traced(d: &mut dyn rt::Dice, t: &mut rt::Recorder, m: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let i = {cname}Inputs::from_values(m)?; Ok({n}(d, t, &i)?.to_value()) }}\nfn run_{n}_quiet(d: &mut dyn rt::Dice, t: &mut rt::NoTrace, m: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let i = {cname}Inputs::from_values(m)?; Ok({n}(d, t, &i)?.to_value()) }}",
+            n = r.name
+        );
+        let _ = rid;
+        Ok(out)
+    }
+
+    fn read_input(&self, name: &str, t: &Ty) -> String {
+        let n = lit(name);
+        match t {
+            Ty::Int => format!("rt::get_int(m, {n})?"),
+            Ty::Dec => format!("rt::get_dec(m, {n})?"),
+            Ty::Bool => format!("rt::get_bool(m, {n})?"),
+            Ty::Enum(_) => format!("rt::get_enum(m, {n})?"),
+            Ty::Key(_) => format!("rt::get_key(m, {n})?"),
+            Ty::Opt(i) => format!(
+                "match m.get({n}) {{ None | Some(rt::Value::None) => None, Some(v) => Some({}) }}",
+                self.read_value("v", name, i)
+            ),
+            Ty::List(i) => format!(
+                "rt::get_list(m, {n})?.iter().map(|v| -> Result<{}, rt::Error> {{ Ok({}) }}).collect::<Result<Vec<_>, _>>()?",
+                self.rty(i),
+                self.read_value("v", name, i)
+            ),
+            _ => "Default::default()".into(),
+        }
+    }
+
+    fn read_value(&self, v: &str, name: &str, t: &Ty) -> String {
+        let n = lit(name);
+        match t {
+            Ty::Int => format!("rt::value_as_int({v}, {n})?"),
+            Ty::Dec => format!("rt::value_as_dec({v}, {n})?"),
+            Ty::Bool => format!("rt::value_as_bool({v}, {n})?"),
+            Ty::Enum(_) => format!("rt::value_as_enum({v}, {n})?"),
+            Ty::Key(_) => format!("rt::value_as_key({v}, {n})?"),
+            _ => "Default::default()".into(),
+        }
+    }
+
+    fn flush_requires(&self, body: &mut String) {
+        body.push_str("if !violations.is_empty() { return Err(rt::Error::Rejected { violations }); }\n");
+    }
+
+    fn stmt(&self, s: &Stmt, o: &mut String, req_group: &mut bool) {
+        match s {
+            Stmt::Let {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+                mods,
+                clamp,
+            } => {
+                let v = self.expr(value);
+                if mods.is_empty() && clamp.is_none() {
+                    let _ = writeln!(o, "let {var}: {} = {};", self.rty(ty), self.owned(&v, ty));
+                } else {
+                    let _ = writeln!(o, "let mut {var}: {} = {v};", self.rty(ty));
+                    if !mods.is_empty() {
+                        let _ = writeln!(
+                            o,
+                            "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                            lit(&format!("{name} (base)")),
+                            self.to_value(var, ty),
+                            lit(cite.as_deref().unwrap_or(""))
+                        );
+                    }
+                    for m in mods {
+                        self.modifier(m, var, ty, o);
+                    }
+                    if let Some((lo, hi)) = clamp {
+                        let wrap = |b: i64| {
+                            if *ty == Ty::Dec {
+                                format!("rt::Dec::from_int({b})")
+                            } else {
+                                format!("{b}i64")
+                            }
+                        };
+                        if let Some(l) = lo {
+                            let _ = writeln!(o, "if {var} < {} {{ {var} = {}; }}", wrap(*l), wrap(*l));
+                        }
+                        if let Some(h) = hi {
+                            let _ = writeln!(o, "if {var} > {} {{ {var} = {}; }}", wrap(*h), wrap(*h));
+                        }
+                    }
+                }
+                if cite.is_some() || !mods.is_empty() {
+                    let _ = writeln!(
+                        o,
+                        "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                        lit(name),
+                        self.to_value(var, ty),
+                        lit(cite.as_deref().unwrap_or(""))
+                    );
+                }
+            }
+            Stmt::Var { var, ty, value } => {
+                let _ = writeln!(o, "let mut {var}: {} = {};", self.rty(ty), self.owned(&self.expr(value), ty));
+            }
+            Stmt::Assign { var, value } => {
+                let _ = writeln!(o, "{var} = {};", self.owned(&self.expr(value), &value.ty));
+            }
+            Stmt::Roll { var, label, dice, cite } => {
+                let spec = self.spec(dice);
+                let _ = writeln!(o, "let {var}: i64 = dice.roll(&{spec})?;");
+                let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {}.to_string(), faces: dice.last_faces().to_vec(), value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(&dice.notation), lit(cite));
+            }
+            Stmt::Check {
+                var,
+                left,
+                op,
+                right,
+                left_text,
+                right_text,
+                cite,
+            } => {
+                let (l, r) = (self.expr(left), self.expr(right));
+                let _ = writeln!(o, "let {var}_l = {l}; let {var}_r = {r};");
+                let _ = writeln!(o, "let {var}: bool = {var}_l {} {var}_r;", op.symbol());
+                let _ = writeln!(
+                    o,
+                    "if T::ENABLED {{ trace.event(rt::Event::Compare {{ left: {}.to_string(), left_value: {}, op: {}.to_string(), right: {}.to_string(), right_value: {}, result: {var}, cite: {}.to_string() }}); }}",
+                    lit(left_text),
+                    self.to_value(&format!("{var}_l"), &left.ty),
+                    lit(op.symbol()),
+                    lit(right_text),
+                    self.to_value(&format!("{var}_r"), &right.ty),
+                    lit(cite)
+                );
+            }
+            Stmt::Set { field, value, cite } => {
+                let _ = writeln!(o, "out.{field} = {};", self.owned(&self.expr(value), &value.ty));
+                let _ = writeln!(
+                    o,
+                    "if T::ENABLED {{ trace.event(rt::Event::Set {{ field: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                    lit(field),
+                    self.to_value(&format!("out.{field}"), &value.ty),
+                    lit(cite)
+                );
+            }
+            Stmt::If { arms, otherwise } => {
+                for (i, (c, b)) in arms.iter().enumerate() {
+                    let _ = write!(o, "{}if {} {{\n", if i == 0 { "" } else { " else " }, self.expr(c));
+                    self.block(b, o);
+                    o.push('}');
+                }
+                if !otherwise.is_empty() {
+                    o.push_str(" else {\n");
+                    self.block(otherwise, o);
+                    o.push('}');
+                }
+                o.push('\n');
+            }
+            Stmt::Match { scrutinee, arms } => {
+                let _ = writeln!(o, "match {} {{", self.expr(scrutinee));
+                let mut has_wild = false;
+                for (pats, body) in arms {
+                    let ps: Vec<String> = pats
+                        .iter()
+                        .map(|p| match p {
+                            Pattern::Wild => {
+                                has_wild = true;
+                                "_".to_string()
+                            }
+                            Pattern::Range(a, b) => match (a, b) {
+                                (Some(a), Some(b)) if a == b => format!("{a}"),
+                                (Some(a), Some(b)) => format!("{a}..={b}"),
+                                (None, Some(b)) => format!("..={b}"),
+                                (Some(a), None) => format!("{a}.."),
+                                (None, None) => "_".into(),
+                            },
+                            Pattern::Variant(e, v) => {
+                                format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[*v].0))
+                            }
+                        })
+                        .collect();
+                    let _ = writeln!(o, "{} => {{", ps.join(" | "));
+                    self.block(body, o);
+                    o.push_str("}\n");
+                }
+                if !has_wild {
+                    o.push_str("_ => {}\n");
+                }
+                o.push_str("}\n");
+            }
+            Stmt::Call { var, resolver, args, cite } => {
+                let callee = &self.sys.resolvers[*resolver];
+                let fields: Vec<String> = args
+                    .iter()
+                    .map(|(n, e)| {
+                        let code = self.expr(e);
+                        let code = self.owned(&code, &e.ty);
+                        format!("{n}: {code}")
+                    })
+                    .collect();
+                let _ = writeln!(
+                    o,
+                    "let {var} = {}(dice, trace, &{}Inputs {{ {} }})?;",
+                    callee.name,
+                    camel(&callee.name),
+                    fields.join(", ")
+                );
+                let _ = cite;
+            }
+            Stmt::Require { cond, message, cite } => {
+                if !*req_group {
+                    o.push_str("let mut violations: Vec<rt::Violation> = Vec::new();\n");
+                    *req_group = true;
+                }
+                let mut fmt = String::new();
+                let mut args = Vec::new();
+                for p in message {
+                    match p {
+                        MsgPart::Text(t) => fmt.push_str(&t.replace('{', "{{").replace('}', "}}")),
+                        MsgPart::Value(e) => {
+                            fmt.push_str("{}");
+                            args.push(self.to_value(&self.expr(e), &e.ty));
+                        }
+                    }
+                }
+                let msg = if args.is_empty() {
+                    format!("{}.to_string()", lit(&fmt))
+                } else {
+                    format!("format!({}, {})", lit(&fmt), args.join(", "))
+                };
+                let _ = writeln!(
+                    o,
+                    "if !({}) {{ violations.push(rt::Violation {{ cite: {}.to_string(), message: {msg} }}); }}",
+                    self.expr(cond),
+                    lit(cite)
+                );
+            }
+            Stmt::Note { text, cite } => {
+                let _ = writeln!(
+                    o,
+                    "if T::ENABLED {{ trace.event(rt::Event::Note {{ text: {}.to_string(), cite: {}.to_string() }}); }}",
+                    lit(text),
+                    lit(cite)
+                );
+            }
+            Stmt::Return => o.push_str("break 'body;\n"),
+            Stmt::Break => o.push_str("break;\n"),
+            Stmt::Repeat { times, body } => {
+                let _ = writeln!(o, "for _ in 0..{times}i64 {{");
+                self.block(body, o);
+                o.push_str("}\n");
+            }
+            Stmt::For { var, list, body } => {
+                let _ = writeln!(o, "for {var} in ({}).iter().copied() {{", self.expr(list));
+                self.block(body, o);
+                o.push_str("}\n");
+            }
+        }
+    }
+
+    /// An owned copy of a value expression (inputs and fields are read in place).
+    fn owned(&self, code: &str, ty: &Ty) -> String {
+        match ty {
+            Ty::List(_) => format!("({code}).to_vec()"),
+            t if is_copy(t) => code.to_string(),
+            _ => format!("({code}).clone()"),
+        }
+    }
+
+    fn block(&self, stmts: &[Stmt], o: &mut String) {
+        let mut req = false;
+        for (i, s) in stmts.iter().enumerate() {
+            self.stmt(s, o, &mut req);
+            if req && !matches!(stmts.get(i + 1), Some(Stmt::Require { .. })) {
+                self.flush_requires(o);
+                req = false;
+            }
+        }
+    }
+
+    fn modifier(&self, m: &Mod, var: &str, ty: &Ty, o: &mut String) {
+        match m {
+            Mod::One { value, name, when, cite } => {
+                let v = self.num_as(value, ty);
+                let apply = format!(
+                    "let m: {rt} = {v}; {add}\nif T::ENABLED && m != {zero} {{ trace.event(rt::Event::Modifier {{ name: {n}.to_string(), value: {mv}, cite: {c}.to_string() }}); }}",
+                    rt = self.rty(ty),
+                    add = self.add_assign(var, "m", ty),
+                    zero = if *ty == Ty::Dec { "rt::Dec::ZERO" } else { "0" },
+                    n = lit(name),
+                    mv = self.to_value("m", ty),
+                    c = lit(cite)
+                );
+                match when {
+                    Some(w) => {
+                        let _ = writeln!(o, "if {} {{ {apply} }}", self.expr(w));
+                    }
+                    None => {
+                        let _ = writeln!(o, "{{ {apply} }}");
+                    }
+                }
+            }
+            Mod::Highest { name, mods } => {
+                // Only the highest applicable modifier of the group counts.
+                let _ = writeln!(o, "{{ let mut best: Option<({}, &'static str, &'static str)> = None;", self.rty(ty));
+                for m in mods {
+                    if let Mod::One { value, name, when, cite } = m {
+                        let cond = when.as_ref().map(|w| self.expr(w)).unwrap_or_else(|| "true".into());
+                        let _ = writeln!(
+                            o,
+                            "if {cond} {{ let m = {}; if best.map_or(true, |b| m > b.0) {{ best = Some((m, {}, {})); }} }}",
+                            self.num_as(value, ty),
+                            lit(name),
+                            lit(cite)
+                        );
+                    }
+                }
+                let _ = writeln!(
+                    o,
+                    "if let Some((m, n, c)) = best {{ {} if T::ENABLED {{ trace.event(rt::Event::Modifier {{ name: format!(\"{{}} ({})\", n), value: {}, cite: c.to_string() }}); }} }} }}",
+                    self.add_assign(var, "m", ty),
+                    name.replace('{', "{{").replace('}', "}}"),
+                    self.to_value("m", ty)
+                );
+            }
+        }
+    }
+
+    fn add_assign(&self, var: &str, m: &str, ty: &Ty) -> String {
+        if *ty == Ty::Dec {
+            format!("{var} = {var}.checked_add({m})?;")
+        } else {
+            format!("{var} = {var}.checked_add({m}).ok_or(rt::Error::Overflow)?;")
+        }
+    }
+
+    fn num_as(&self, e: &Expr, ty: &Ty) -> String {
+        if *ty == Ty::Dec && e.ty == Ty::Int {
+            format!("rt::Dec::from_int({})", self.expr(e))
+        } else {
+            self.expr(e)
+        }
+    }
+
+    fn spec(&self, d: &Dice) -> String {
+        let read = match &d.read {
+            Read::Sum => "rt::Read::Sum".to_string(),
+            Read::KeepHighest(k) => format!("rt::Read::KeepHighest({k})"),
+            Read::KeepLowest(k) => format!("rt::Read::KeepLowest({k})"),
+            Read::Flux => "rt::Read::Flux".into(),
+            Read::BadFlux => "rt::Read::BadFlux".into(),
+            Read::Percentile => "rt::Read::Percentile".into(),
+            Read::SumFloor { per_die, floor } => format!(
+                "rt::Read::SumFloor {{ per_die: i8::try_from({}).map_err(|_| rt::Error::Overflow)?, floor: {floor} }}",
+                self.expr(per_die)
+            ),
+        };
+        let reroll = match d.reroll {
+            Some((a, b)) => format!("Some(({a}, {b}))"),
+            None => "None".into(),
+        };
+        let count = match &d.count.kind {
+            ExprKind::Const(Const::Int(n)) => format!("{n}"),
+            _ => format!(
+                "u16::try_from({}).map_err(|_| rt::Error::Domain {{ what: \"dice count\".to_string() }})?",
+                self.expr(&d.count)
+            ),
+        };
+        let body = format!(
+            "rt::DiceSpec {{ count: {count}, sides: {}, zero_based: {}, read: {read}, reroll: {reroll} }}",
+            d.sides, d.zero_based
+        );
+        if body.contains('?') {
+            return format!("({body})");
+        }
+        let mut specs = self.specs.borrow_mut();
+        let text = |i: usize| format!("const SPEC_{i}: rt::DiceSpec = {body};");
+        if let Some(i) = (0..specs.len()).find(|&i| specs[i] == text(i)) {
+            return format!("SPEC_{i}");
+        }
+        let i = specs.len();
+        specs.push(text(i));
+        format!("SPEC_{i}")
+    }
+
+    // ------------------------------------------------------------ expressions
+    fn plain_int(&self, e: &Expr) -> bool {
+        e.iv.known && e.iv.fits_i64()
+    }
+
+    fn expr(&self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Const(c) => self.konst(c, &e.ty, false),
+            ExprKind::Local(v) => v.clone(),
+            ExprKind::Input(n) => format!("inp.{n}"),
+            ExprKind::Output(n) => format!("out.{n}"),
+            ExprKind::KeyCol {
+                key,
+                tables,
+                column,
+                optional,
+            } => {
+                let id = self.key_col_id(tables, column);
+                if *optional {
+                    format!(
+                        "(match {} {{ Some(k) => Some(key_col_{id}(k)?), None => None }}){}",
+                        self.expr(key),
+                        self.flatten_suffix(tables, column)
+                    )
+                } else {
+                    format!("key_col_{id}({})?", self.expr(key))
+                }
+            }
+            ExprKind::KeyName { key, optional } => {
+                if *optional {
+                    format!("({}).map(|k| k.name)", self.expr(key))
+                } else {
+                    format!("({}).name", self.expr(key))
+                }
+            }
+            ExprKind::Field(b, f) => {
+                format!("{}.{f}", self.expr(b))
+            }
+            ExprKind::Lookup { table, args } => {
+                let t = &self.sys.tables[*table];
+                let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
+                format!("lookup_{}(trace, {})?", t.name, a.join(", "))
+            }
+            ExprKind::Func(f, args) => {
+                let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
+                let is_dec = args.first().is_some_and(|x| x.ty == Ty::Dec);
+                match f {
+                    Func::Floor => {
+                        if is_dec {
+                            format!("({}).floor()", a[0])
+                        } else {
+                            a[0].clone()
+                        }
+                    }
+                    Func::Ceil => {
+                        if is_dec {
+                            format!("({}).ceil()", a[0])
+                        } else {
+                            a[0].clone()
+                        }
+                    }
+                    Func::Round => {
+                        if is_dec {
+                            format!("({}).round_half_up()", a[0])
+                        } else {
+                            a[0].clone()
+                        }
+                    }
+                    Func::Abs => {
+                        if is_dec {
+                            format!("{{ let a = {}; if a < rt::Dec::ZERO {{ a.checked_neg()? }} else {{ a }} }}", a[0])
+                        } else {
+                            format!("({}).checked_abs().ok_or(rt::Error::Overflow)?", a[0])
+                        }
+                    }
+                    Func::Sqrt => format!("rt::isqrt({})?", a[0]),
+                    Func::Len => format!("(({}).len() as i64)", a[0]),
+                    Func::Min => a.iter().skip(1).fold(a[0].clone(), |acc, x| format!("std::cmp::min({acc}, {x})")),
+                    Func::Max => a.iter().skip(1).fold(a[0].clone(), |acc, x| format!("std::cmp::max({acc}, {x})")),
+                    Func::Clamp => format!(
+                        "std::cmp::min(std::cmp::max({}, {}), std::cmp::max({}, {}))",
+                        a[0], a[1], a[1], a[2]
+                    ),
+                }
+            }
+            ExprKind::Agg { kind, var, list, body } => {
+                let l = self.expr(list);
+                let b = self.expr(body);
+                let dec = body.ty == Ty::Dec;
+                match kind {
+                    Agg::Sum => {
+                        if dec {
+                            format!("{{ let mut acc = rt::Dec::ZERO; for {var} in ({l}).iter().copied() {{ acc = acc.checked_add({b})?; }} acc }}")
+                        } else {
+                            format!("{{ let mut acc: i64 = 0; for {var} in ({l}).iter().copied() {{ acc = acc.checked_add({b}).ok_or(rt::Error::Overflow)?; }} acc }}")
+                        }
+                    }
+                    Agg::Count => {
+                        format!("{{ let mut acc: i64 = 0; for {var} in ({l}).iter().copied() {{ if {b} {{ acc += 1; }} }} acc }}")
+                    }
+                    Agg::Any => {
+                        format!("{{ let mut acc = false; for {var} in ({l}).iter().copied() {{ if {b} {{ acc = true; break; }} }} acc }}")
+                    }
+                    Agg::All => format!(
+                        "{{ let mut acc = true; for {var} in ({l}).iter().copied() {{ if !({b}) {{ acc = false; break; }} }} acc }}"
+                    ),
+                    Agg::Max | Agg::Min => {
+                        let (zero, cmp) = (
+                            if dec { "rt::Dec::ZERO" } else { "0i64" },
+                            if matches!(kind, Agg::Max) { ">" } else { "<" },
+                        );
+                        format!("{{ let mut acc = None; for {var} in ({l}).iter().copied() {{ let x = {b}; if acc.map_or(true, |a| x {cmp} a) {{ acc = Some(x); }} }} acc.unwrap_or({zero}) }}")
+                    }
+                }
+            }
+            ExprKind::Neg(x) => {
+                if x.ty == Ty::Dec {
+                    format!("({}).checked_neg()?", self.expr(x))
+                } else if self.plain_int(x) && self.plain_int(e) {
+                    format!("(-({}))", self.expr(x))
+                } else {
+                    format!("({}).checked_neg().ok_or(rt::Error::Overflow)?", self.expr(x))
+                }
+            }
+            ExprKind::Not(x) => format!("(!({}))", self.expr(x)),
+            ExprKind::Bin(op, a, b) => self.bin(*op, a, b, e),
+            ExprKind::Cmp(op, a, b) => {
+                let (x, y) = (self.expr(a), self.expr(b));
+                match (&a.ty, &b.ty, op) {
+                    (Ty::Opt(_), _, CmpOp::Eq | CmpOp::Ne) | (_, Ty::Opt(_), CmpOp::Eq | CmpOp::Ne) => {
+                        format!("(({x}) {} ({y}))", op.symbol())
+                    }
+                    (Ty::Key(_), Ty::Key(_), CmpOp::Eq) => format!("rt_key_eq({x}, {y})"),
+                    (Ty::Key(_), Ty::Key(_), CmpOp::Ne) => format!("(!rt_key_eq({x}, {y}))"),
+                    _ => format!("(({x}) {} ({y}))", op.symbol()),
+                }
+            }
+            ExprKind::In(x, list) => {
+                let xs = self.expr(x);
+                let ls = self.expr(list);
+                match &x.ty {
+                    Ty::Opt(_) => {
+                        format!("(match {xs} {{ Some(v) => ({ls}).contains(&v), None => false }})")
+                    }
+                    _ => format!("({ls}).contains(&{xs})"),
+                }
+            }
+            ExprKind::Is(x, tables) => {
+                let ids: Vec<String> = tables.iter().map(|t| t.to_string()).collect();
+                match &x.ty {
+                    Ty::Opt(_) => format!(
+                        "(match {} {{ Some(k) => matches!(k.table, {}), None => false }})",
+                        self.expr(x),
+                        ids.join(" | ")
+                    ),
+                    _ => format!("matches!(({}).table, {})", self.expr(x), ids.join(" | ")),
+                }
+            }
+            ExprKind::If(arms, otherwise) => {
+                let mut s = String::new();
+                for (i, (c, v)) in arms.iter().enumerate() {
+                    let _ = write!(
+                        s,
+                        "{}if {} {{ {} }}",
+                        if i == 0 { "" } else { " else " },
+                        self.expr(c),
+                        self.expr(v)
+                    );
+                }
+                let _ = write!(s, " else {{ {} }}", self.expr(otherwise));
+                format!("({s})")
+            }
+            ExprKind::ToDec(x) => format!("rt::Dec::from_int({})", self.expr(x)),
+            ExprKind::Some(x) => format!("Some({})", self.expr(x)),
+            ExprKind::List(items) => format!("vec![{}]", items.iter().map(|x| self.expr(x)).collect::<Vec<_>>().join(", ")),
+        }
+    }
+
+    fn flatten_suffix(&self, tables: &[usize], column: &str) -> String {
+        // A column that is itself optional, read through an optional key, is flattened to one level.
+        let t0 = &self.sys.tables[tables[0]];
+        match t0.columns.iter().find(|(n, _)| n == column) {
+            Some((_, Ty::Opt(_))) => ".flatten()".into(),
+            _ => String::new(),
+        }
+    }
+
+    fn bin(&self, op: BinOp, a: &Expr, b: &Expr, e: &Expr) -> String {
+        let (x, y) = (self.expr(a), self.expr(b));
+        match op {
+            BinOp::And => format!("({x} && {y})"),
+            BinOp::Or => format!("({x} || {y})"),
+            BinOp::Coalesce => {
+                if is_copy(&e.ty) {
+                    format!("({x}).unwrap_or({y})")
+                } else {
+                    format!("({x}).unwrap_or_else(|| {y})")
+                }
+            }
+            _ if e.ty == Ty::Dec => {
+                let m = match op {
+                    BinOp::Add => "checked_add",
+                    BinOp::Sub => "checked_sub",
+                    BinOp::Mul => "checked_mul",
+                    _ => "checked_div",
+                };
+                format!("({x}).{m}({y})?")
+            }
+            _ => {
+                let plain = self.plain_int(a) && self.plain_int(b) && self.plain_int(e);
+                let (sym, m) = match op {
+                    BinOp::Add => ("+", "checked_add"),
+                    BinOp::Sub => ("-", "checked_sub"),
+                    BinOp::Mul => ("*", "checked_mul"),
+                    _ => ("%", "checked_rem_euclid"),
+                };
+                if plain && op != BinOp::Rem {
+                    format!("({x} {sym} {y})")
+                } else if op == BinOp::Rem {
+                    format!("({x}).checked_rem_euclid({y}).ok_or(rt::Error::DivisionByZero)?")
+                } else {
+                    format!("({x}).{m}({y}).ok_or(rt::Error::Overflow)?")
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ registry
+    fn registry(&self) -> String {
+        let sys = self.sys;
+        let mut statics: Vec<String> = Vec::new();
+        let mut out = String::new();
+        let tables: Vec<String> = sys
+            .tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let kind = match t.kind {
+                    TableKind::Keyed => "keyed",
+                    TableKind::Range { .. } => "range",
+                    TableKind::Matrix { .. } => "matrix",
+                };
+                let cols: Vec<String> = match &t.result {
+                    Some(r) => vec![format!("(\"value\", {})", lit(&self.ty_text(r)))],
+                    None => t.columns.iter().map(|(n, ct)| format!("({}, {})", lit(n), lit(&self.ty_text(ct)))).collect(),
+                };
+                let keys: Vec<String> = if matches!(t.kind, TableKind::Keyed) { t.rows.iter().map(|r| lit(&r.label)).collect() } else { Vec::new() };
+                let aliases: Vec<String> = t.aliases.iter().map(|(a, r)| format!("({}, {r})", lit(a))).collect();
+                format!(
+                    "rt::TableInfo {{ id: {i}, name: {}, title: {}, cite: {}, kind: {}, columns: &[{}], keys: &[{}], aliases: &[{}], rows: {} }}",
+                    lit(&t.name),
+                    lit(&t.title),
+                    lit(&t.cite),
+                    lit(kind),
+                    cols.join(", "),
+                    keys.join(", "),
+                    aliases.join(", "),
+                    t.rows.len()
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "pub static TABLES: [rt::TableInfo; {}] = [{}];",
+            tables.len(),
+            tables.join(",\n")
+        );
+        let mut resolvers = Vec::new();
+        for r in &sys.resolvers {
+            let ins: Vec<String> = r
+                .inputs
+                .iter()
+                .map(|p| {
+                    let ty = self.registry_ty(&p.ty, p.bounds, &mut statics);
+                    let default = match &p.default {
+                        Some(d) => format!("Some({})", lit(&self.const_text(d))),
+                        None => "None".into(),
+                    };
+                    format!(
+                        "rt::InputInfo {{ name: {}, ty: &{ty}, default: {default}, doc: {}, optional_rule: {}, cite: {} }}",
+                        lit(&p.name),
+                        lit(&p.doc),
+                        p.is_option,
+                        lit(&p.cite)
+                    )
+                })
+                .collect();
+            let outs: Vec<String> = r
+                .outputs
+                .iter()
+                .map(|p| {
+                    let ty = self.registry_ty(&p.ty, None, &mut statics);
+                    format!("rt::FieldInfo {{ name: {}, ty: &{ty}, doc: {} }}", lit(&p.name), lit(&p.doc))
+                })
+                .collect();
+            resolvers.push(format!(
+                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], run_traced: run_{}_traced, run_quiet: run_{}_quiet }}",
+                lit(&r.title),
+                lit(&r.cite),
+                lit(&format!("{}:{}", r.source, r.line)),
+                ins.join(", "),
+                outs.join(", "),
+                r.name,
+                r.name,
+                n = lit(&r.name)
+            ));
+        }
+        for s in &statics {
+            out.push_str(s);
+            out.push('\n');
+        }
+        let enums: Vec<String> = sys.enums.iter().map(|e| format!("&ENUM_{}", upper(&e.name))).collect();
+        let options: Vec<String> = sys
+            .options
+            .iter()
+            .map(|o| {
+                format!(
+                    "rt::OptionInfo {{ name: {}, title: {}, cite: {} }}",
+                    lit(&o.name),
+                    lit(&o.title),
+                    lit(&o.cite)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "/// The registry entry of this system.\npub static SYSTEM: rt::SystemInfo = rt::SystemInfo {{ name: {}, title: {}, cite_prefix: {}, resolvers: &[{}], tables: &TABLES, enums: &[{}], options: &[{}] }};",
+            lit(&sys.name),
+            lit(&sys.title),
+            lit(&sys.cite_prefix),
+            resolvers.join(",\n"),
+            enums.join(", "),
+            options.join(", ")
+        );
+        out.push_str("#[inline]\nfn rt_key_eq(a: rt::Key, b: rt::Key) -> bool { a.table == b.table && a.row == b.row }\n");
+        out
+    }
+
+    fn ty_text(&self, t: &Ty) -> String {
+        match t {
+            Ty::Int => "int".into(),
+            Ty::Dec => "decimal".into(),
+            Ty::Bool => "bool".into(),
+            Ty::Text => "text".into(),
+            Ty::Enum(e) => self.sys.enums[*e].name.clone(),
+            Ty::Key(ts) => ts.iter().map(|t| self.sys.tables[*t].name.clone()).collect::<Vec<_>>().join(" | "),
+            Ty::Opt(i) => format!("{}?", self.ty_text(i)),
+            Ty::List(i) => format!("list {}", self.ty_text(i)),
+            _ => "?".into(),
+        }
+    }
+
+    /// A constant as `--set` text (for input defaults shown by `list` and parsed by `bind_inputs`).
+    fn const_text(&self, c: &Const) -> String {
+        match c {
+            Const::Int(v) => v.to_string(),
+            Const::Dec(n, d) => {
+                let mut s = String::new();
+                let _ = write!(s, "{}", n / d);
+                if n % d != 0 {
+                    // Exact: reduced denominators of decimal literals are powers of 2 and 5.
+                    let mut rem = (n % d).abs();
+                    if *n < 0 && n / d == 0 {
+                        s = "-0".into();
+                    }
+                    s.push('.');
+                    let mut guard = 0;
+                    while rem != 0 && guard < 18 {
+                        rem *= 10;
+                        let _ = write!(s, "{}", rem / d);
+                        rem %= d;
+                        guard += 1;
+                    }
+                }
+                s
+            }
+            Const::Bool(b) => b.to_string(),
+            Const::Text(t) => t.clone(),
+            Const::Enum(e, v) => self.sys.enums[*e].variants[*v].0.clone(),
+            Const::Key { name, .. } => name.clone(),
+            Const::None => String::new(),
+            Const::List(items) => items.iter().map(|i| self.const_text(i)).collect::<Vec<_>>().join(","),
+        }
+    }
+}
+
+fn strip_list_static(t: &Ty) -> Ty {
+    t.clone()
+}
+
+fn is_copy(t: &Ty) -> bool {
+    match t {
+        Ty::Int | Ty::Dec | Ty::Bool | Ty::Text | Ty::Enum(_) | Ty::Key(_) | Ty::Row(_) => true,
+        Ty::Opt(i) => is_copy(i),
+        _ => false,
+    }
+}

@@ -1,0 +1,358 @@
+//! The checked, typed intermediate representation that `check` produces and `codegen` consumes.
+//! Every name here is resolved, every expression typed, every table validated.
+
+use crate::ast::{Agg, BinOp, CmpOp, Span};
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Ty {
+    Int,
+    Dec,
+    Bool,
+    Text,
+    Enum(usize),
+    /// A row of one of these keyed tables (sorted ids).
+    Key(Vec<usize>),
+    Opt(Box<Ty>),
+    List(Box<Ty>),
+    /// The outcome record of a resolver.
+    Outcome(usize),
+    /// A row record of a range table with columns.
+    Row(usize),
+    /// The literal `none` before it meets an optional type.
+    NoneLit,
+    /// The literal `[]` before it meets a list type.
+    EmptyList,
+    /// Error recovery: already reported.
+    Error,
+}
+
+/// An integer interval, in i128 so that sums of i64 bounds cannot overflow while checking.
+/// `known == false` means the value is not statically bounded (a `var` changed in a loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iv {
+    pub lo: i128,
+    pub hi: i128,
+    pub known: bool,
+}
+
+impl Iv {
+    pub const UNKNOWN: Iv = Iv {
+        lo: i64::MIN as i128,
+        hi: i64::MAX as i128,
+        known: false,
+    };
+    pub fn exact(v: i64) -> Iv {
+        Iv {
+            lo: v as i128,
+            hi: v as i128,
+            known: true,
+        }
+    }
+    pub fn range(lo: i64, hi: i64) -> Iv {
+        Iv {
+            lo: lo as i128,
+            hi: hi as i128,
+            known: true,
+        }
+    }
+    pub fn join(self, o: Iv) -> Iv {
+        Iv {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+            known: self.known && o.known,
+        }
+    }
+    pub fn fits_i64(&self) -> bool {
+        self.lo >= i64::MIN as i128 && self.hi <= i64::MAX as i128
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Const {
+    Int(i64),
+    Dec(i64, i64),
+    Bool(bool),
+    Text(String),
+    Enum(usize, usize),
+    Key { table: usize, row: usize, name: String },
+    None,
+    List(Vec<Const>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub systems: Vec<System>,
+}
+
+#[derive(Clone, Debug)]
+pub struct System {
+    pub name: String,
+    pub title: String,
+    pub cite_prefix: String,
+    pub options: Vec<OptionDef>,
+    pub enums: Vec<EnumDef>,
+    pub tables: Vec<TableDef>,
+    pub resolvers: Vec<ResolverDef>,
+}
+
+#[derive(Clone, Debug)]
+pub struct OptionDef {
+    pub name: String,
+    pub title: String,
+    pub cite: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnumDef {
+    pub name: String,
+    pub title: String,
+    pub cite: String,
+    pub variants: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum TableKind {
+    Keyed,
+    /// Indexed by an integer in `lo..=hi` (from dice or a declared type).
+    Range {
+        lo: i64,
+        hi: i64,
+    },
+    Matrix {
+        row_enum: usize,
+        col_enum: usize,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct TableDef {
+    pub name: String,
+    pub title: String,
+    pub cite: String,
+    pub kind: TableKind,
+    pub key_column: String,
+    pub columns: Vec<(String, Ty)>,
+    /// For `=> value` tables: the value type; rows have one cell.
+    pub result: Option<Ty>,
+    pub rows: Vec<RowDef>,
+    pub aliases: Vec<(String, usize)>,
+    pub source: String,
+    pub line: usize,
+    pub used: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct RowDef {
+    /// Keyed: the key; range: "3..4"; matrix: the row label.
+    pub label: String,
+    pub range: (i64, i64),
+    pub cells: Vec<Const>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+    pub bounds: Option<(i64, i64)>,
+    pub default: Option<Const>,
+    pub doc: String,
+    pub cite: String,
+    pub is_option: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ResolverDef {
+    pub name: String,
+    pub title: String,
+    pub cite: String,
+    pub inputs: Vec<Param>,
+    pub outputs: Vec<Param>,
+    pub body: Vec<Stmt>,
+    pub source: String,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Ty,
+    pub iv: Iv,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Func {
+    Floor,
+    Ceil,
+    Round,
+    Abs,
+    Min,
+    Max,
+    Clamp,
+    Len,
+    Sqrt,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Const(Const),
+    Local(String),
+    Input(String),
+    Output(String),
+    KeyCol {
+        key: Box<Expr>,
+        tables: Vec<usize>,
+        column: String,
+        optional: bool,
+    },
+    KeyName {
+        key: Box<Expr>,
+        optional: bool,
+    },
+    Field(Box<Expr>, String),
+    Lookup {
+        table: usize,
+        args: Vec<Expr>,
+    },
+    Func(Func, Vec<Expr>),
+    Agg {
+        kind: Agg,
+        var: String,
+        list: Box<Expr>,
+        body: Box<Expr>,
+    },
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Cmp(CmpOp, Box<Expr>, Box<Expr>),
+    In(Box<Expr>, Box<Expr>),
+    Is(Box<Expr>, Vec<usize>),
+    If(Vec<(Expr, Expr)>, Box<Expr>),
+    ToDec(Box<Expr>),
+    Some(Box<Expr>),
+    List(Vec<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Read {
+    Sum,
+    KeepHighest(i64),
+    KeepLowest(i64),
+    Flux,
+    BadFlux,
+    Percentile,
+    SumFloor { per_die: Box<Expr>, floor: i64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct Dice {
+    pub count: Box<Expr>,
+    pub sides: i64,
+    pub zero_based: bool,
+    pub read: Read,
+    pub reroll: Option<(i64, i64)>,
+    pub notation: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum Mod {
+    One {
+        value: Expr,
+        name: String,
+        when: Option<Expr>,
+        cite: String,
+    },
+    Highest {
+        name: String,
+        mods: Vec<Mod>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    Wild,
+    Range(Option<i64>, Option<i64>),
+    Variant(usize, usize),
+}
+
+#[derive(Clone, Debug)]
+pub enum MsgPart {
+    Text(String),
+    Value(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    Let {
+        var: String,
+        name: String,
+        ty: Ty,
+        value: Expr,
+        cite: Option<String>,
+        mods: Vec<Mod>,
+        clamp: Option<(Option<i64>, Option<i64>)>,
+    },
+    Var {
+        var: String,
+        ty: Ty,
+        value: Expr,
+    },
+    Assign {
+        var: String,
+        value: Expr,
+    },
+    Roll {
+        var: String,
+        label: String,
+        dice: Dice,
+        cite: String,
+    },
+    Check {
+        var: String,
+        left: Expr,
+        op: CmpOp,
+        right: Expr,
+        left_text: String,
+        right_text: String,
+        cite: String,
+    },
+    Set {
+        field: String,
+        value: Expr,
+        cite: String,
+    },
+    If {
+        arms: Vec<(Expr, Vec<Stmt>)>,
+        otherwise: Vec<Stmt>,
+    },
+    Match {
+        scrutinee: Expr,
+        arms: Vec<(Vec<Pattern>, Vec<Stmt>)>,
+    },
+    Call {
+        var: String,
+        resolver: usize,
+        args: Vec<(String, Expr)>,
+        cite: String,
+    },
+    Require {
+        cond: Expr,
+        message: Vec<MsgPart>,
+        cite: String,
+    },
+    Note {
+        text: String,
+        cite: String,
+    },
+    Return,
+    Break,
+    Repeat {
+        times: i64,
+        body: Vec<Stmt>,
+    },
+    For {
+        var: String,
+        list: Expr,
+        body: Vec<Stmt>,
+    },
+}

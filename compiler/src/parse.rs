@@ -1,0 +1,1187 @@
+//! text → AST: runs the pest grammar (`grammar/rules.pest`) and lowers its pairs into `ast` nodes with spans.
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use pest::iterators::Pair;
+use pest::Parser;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "../../grammar/rules.pest"]
+struct RulesParser;
+
+/// Largest rules file accepted, in bytes.
+pub const MAX_FILE_BYTES: usize = 1 << 20;
+/// Deepest bracket nesting accepted. pest recurses on the machine stack, so hostile nesting must be
+/// refused before parsing rather than overflow the stack.
+pub const MAX_NESTING: usize = 48;
+
+pub fn parse_file(file: usize, src: &str) -> Result<File, Vec<Diagnostic>> {
+    if src.len() > MAX_FILE_BYTES {
+        let span = Span { file, start: 0, end: 0 };
+        return Err(vec![Diagnostic::error(
+            "E0002",
+            span,
+            format!("rules file is {} bytes, more than the limit of {MAX_FILE_BYTES}", src.len()),
+        )
+        .label("file starts here")
+        .help("split the rules into several files in the same system folder")]);
+    }
+    if let Some(at) = too_deep(src) {
+        let span = Span {
+            file,
+            start: at,
+            end: at + 1,
+        };
+        return Err(vec![Diagnostic::error(
+            "E0002",
+            span,
+            format!("brackets nested more than {MAX_NESTING} deep"),
+        )
+        .label("too deep here")
+        .help("name an intermediate value with `let` instead of nesting further")]);
+    }
+    let mut pairs = RulesParser::parse(Rule::file, src).map_err(|e| vec![syntax_error(file, src, e)])?;
+    let mut lower = Lower { file, diags: Vec::new() };
+    let mut items = Vec::new();
+    if let Some(top) = pairs.next() {
+        for p in top.into_inner().filter(not_kw) {
+            if p.as_rule() == Rule::EOI {
+                continue;
+            }
+            if let Some(item) = lower.item(p) {
+                items.push(item);
+            }
+        }
+    }
+    if lower.diags.is_empty() {
+        Ok(File { items })
+    } else {
+        Err(lower.diags)
+    }
+}
+
+/// Byte offset of the first bracket that opens past the nesting limit, skipping strings and comments.
+fn too_deep(src: &str) -> Option<usize> {
+    let bytes = src.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(i);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn describe(rule: &Rule) -> Option<&'static str> {
+    Some(match rule {
+        Rule::ident => "a name",
+        Rule::string => "a quoted string",
+        Rule::cite => "a citation like `[6.3]`",
+        Rule::int | Rule::nat | Rule::signed_int => "a whole number",
+        Rule::signed_num => "a number",
+        Rule::expr | Rule::or_expr | Rule::coalesce | Rule::sum => "an expression",
+        Rule::type_expr => "a type",
+        Rule::cell => "a table cell",
+        Rule::row => "a table row",
+        Rule::dice => "dice like `2d6`",
+        Rule::cmp_op => "a comparison (`<=`, `==`, ...)",
+        Rule::block => "`{`",
+        Rule::item
+        | Rule::system_decl
+        | Rule::table_decl
+        | Rule::resolver_decl
+        | Rule::enum_decl
+        | Rule::option_decl
+        | Rule::type_decl
+        | Rule::const_decl => "a declaration (`system`, `option`, `enum`, `type`, `const`, `table` or `resolver`)",
+        Rule::input_decl | Rule::output_decl => "`in` or `out`",
+        Rule::let_stmt | Rule::roll_stmt | Rule::set_stmt | Rule::if_stmt | Rule::check_stmt | Rule::match_stmt | Rule::call_stmt => {
+            "a statement (`let`, `roll`, `check`, `set`, `if`, `match`, `call`, ...)"
+        }
+        Rule::modifier => "a modifier like `-3 \"counter-fire\" when ... [5.4]`",
+        Rule::arm => "a match arm like `1..2 => { ... }`",
+        Rule::pattern => "a pattern",
+        Rule::EOI => "end of file",
+        Rule::add_op | Rule::mul_op => "an operator",
+        _ => return None,
+    })
+}
+
+fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
+    use pest::error::{ErrorVariant, InputLocation};
+    let (start, end) = match e.location {
+        InputLocation::Pos(p) => (p, p),
+        InputLocation::Span((a, b)) => (a, b),
+    };
+    // Point at the whole offending token, not a zero-width position.
+    let end = if end > start {
+        end
+    } else {
+        let rest = &src[start.min(src.len())..];
+        let len = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len()).clamp(1, 40);
+        (start + len).min(src.len())
+    };
+    let found = src.get(start..end).unwrap_or("").trim();
+    let (message, help) = match &e.variant {
+        ErrorVariant::ParsingError { positives, .. } => {
+            let mut wanted: Vec<&str> = positives.iter().filter_map(describe).collect();
+            wanted.sort();
+            wanted.dedup();
+            let found_text = if found.is_empty() {
+                "end of input".to_string()
+            } else {
+                format!("`{found}`")
+            };
+            let msg = format!("unexpected {found_text}");
+            let help = if wanted.is_empty() {
+                "check the line against the examples in docs/dsl.md".to_string()
+            } else {
+                format!("expected {}", join_or(&wanted))
+            };
+            (msg, help)
+        }
+        ErrorVariant::CustomError { message } => (message.clone(), "check the line against docs/dsl.md".to_string()),
+    };
+    let help = if found.starts_with('-') || found.starts_with('+') {
+        format!("{help}; a modifier needs its citation, e.g. `-3 \"counter-fire\" when action == counter_fire [5.4]`, or the line before it is unfinished")
+    } else {
+        help
+    };
+    Diagnostic::error("E0001", Span { file, start, end }, message)
+        .label("here")
+        .help(help)
+}
+
+fn join_or(items: &[&str]) -> String {
+    match items.len() {
+        0 => String::new(),
+        1 => items[0].to_string(),
+        n => format!("{} or {}", items[..n - 1].join(", "), items[n - 1]),
+    }
+}
+
+struct Lower {
+    file: usize,
+    diags: Vec<Diagnostic>,
+}
+
+/// Keyword tokens carry no information once parsed.
+fn not_kw(p: &Pair<Rule>) -> bool {
+    !format!("{:?}", p.as_rule()).starts_with("kw_")
+}
+
+fn unquote(p: &Pair<Rule>) -> String {
+    let s = p.as_str();
+    let inner = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
+    inner.replace("\\\"", "\"").replace("\\\\", "\\")
+}
+
+impl Lower {
+    fn span(&self, p: &Pair<Rule>) -> Span {
+        let s = p.as_span();
+        Span {
+            file: self.file,
+            start: s.start(),
+            end: s.end(),
+        }
+    }
+    fn ident(&self, p: Pair<Rule>) -> Ident {
+        Ident {
+            name: p.as_str().to_string(),
+            span: self.span(&p),
+        }
+    }
+    fn cite(&self, p: Pair<Rule>) -> Cite {
+        let span = self.span(&p);
+        let text = p
+            .into_inner()
+            .filter(not_kw)
+            .next()
+            .map(|t| t.as_str().trim().to_string())
+            .unwrap_or_default();
+        Cite { text, span }
+    }
+    fn int(&mut self, p: &Pair<Rule>) -> i64 {
+        let text: String = p.as_str().chars().filter(|c| !c.is_whitespace()).collect();
+        match text.trim_start_matches('+').parse::<i64>() {
+            Ok(v) => v,
+            Err(_) => {
+                self.diags
+                    .push(Diagnostic::error("E0401", self.span(p), format!("number `{text}` does not fit in 64 bits")).label("too large"));
+                0
+            }
+        }
+    }
+
+    fn item(&mut self, p: Pair<Rule>) -> Option<Item> {
+        let span = self.span(&p);
+        match p.as_rule() {
+            Rule::system_decl => {
+                let mut it = p.into_inner().filter(not_kw);
+                let name = self.ident(it.next()?);
+                let title = unquote(&it.next()?);
+                let cite_prefix = it.next().map(|c| unquote(&c));
+                Some(Item::System {
+                    name,
+                    title,
+                    cite_prefix,
+                    span,
+                })
+            }
+            Rule::option_decl => {
+                let mut it = p.into_inner().filter(not_kw);
+                let name = self.ident(it.next()?);
+                let title = unquote(&it.next()?);
+                let cite = self.cite(it.next()?);
+                Some(Item::Option { name, title, cite })
+            }
+            Rule::enum_decl => {
+                let mut name = None;
+                let mut title = None;
+                let mut cite = None;
+                let mut variants = Vec::new();
+                for c in p.into_inner().filter(not_kw) {
+                    match c.as_rule() {
+                        Rule::ident => name = Some(self.ident(c)),
+                        Rule::string => title = Some(unquote(&c)),
+                        Rule::cite => cite = Some(self.cite(c)),
+                        Rule::variant => {
+                            let mut vi = c.into_inner().filter(not_kw);
+                            let id = self.ident(vi.next()?);
+                            let doc = vi.next().map(|d| unquote(&d));
+                            variants.push((id, doc));
+                        }
+                        _ => {}
+                    }
+                }
+                Some(Item::Enum(EnumDecl {
+                    name: name?,
+                    title,
+                    cite,
+                    variants,
+                }))
+            }
+            Rule::type_decl => {
+                let mut it = p.into_inner().filter(not_kw);
+                let name = self.ident(it.next()?);
+                let ty = self.type_expr(it.next()?);
+                let doc = it.next().map(|d| unquote(&d));
+                Some(Item::Type { name, ty, doc })
+            }
+            Rule::const_decl => {
+                let mut it = p.into_inner().filter(not_kw);
+                let name = self.ident(it.next()?);
+                let value = self.cell(it.next()?);
+                let mut doc = None;
+                let mut cite = None;
+                for c in it {
+                    match c.as_rule() {
+                        Rule::string => doc = Some(unquote(&c)),
+                        Rule::cite => cite = Some(self.cite(c)),
+                        _ => {}
+                    }
+                }
+                Some(Item::Const {
+                    name,
+                    value,
+                    doc,
+                    cite: cite?,
+                })
+            }
+            Rule::table_decl => self.table(p).map(Item::Table),
+            Rule::resolver_decl => self.resolver(p).map(Item::Resolver),
+            _ => None,
+        }
+    }
+
+    fn type_expr(&mut self, p: Pair<Rule>) -> TypeExpr {
+        let span = self.span(&p);
+        let mut list_depth = 0;
+        let mut atoms = Vec::new();
+        let mut optional = false;
+        for c in p.into_inner().filter(not_kw) {
+            match c.as_rule() {
+                Rule::list_kw => list_depth += 1,
+                Rule::opt_mark => optional = true,
+                Rule::type_atom => atoms.push(self.type_atom(c)),
+                _ => {}
+            }
+        }
+        TypeExpr {
+            list_depth,
+            atoms,
+            optional,
+            span,
+        }
+    }
+
+    fn type_atom(&mut self, p: Pair<Rule>) -> TypeAtom {
+        let mut it = p.into_inner().filter(not_kw);
+        let name = it.next().map(|n| self.ident(n)).unwrap_or(Ident {
+            name: String::new(),
+            span: Span::default(),
+        });
+        let bounds = it.next().map(|b| {
+            let mut bi = b.into_inner().filter(not_kw);
+            let lo = bi.next().map(|x| self.int(&x)).unwrap_or(0);
+            let hi = bi.next().map(|x| self.int(&x)).unwrap_or(0);
+            (lo, hi)
+        });
+        TypeAtom { name, bounds }
+    }
+
+    fn range_pat(&mut self, p: Pair<Rule>) -> (Option<i64>, Option<i64>) {
+        let text = p.as_str();
+        let mut lo = None;
+        let mut hi = None;
+        let mut single = None;
+        for c in p.clone().into_inner().filter(not_kw) {
+            match c.as_rule() {
+                Rule::range_lo => lo = c.into_inner().filter(not_kw).next().map(|x| self.int(&x)),
+                Rule::range_hi => hi = c.into_inner().filter(not_kw).next().map(|x| self.int(&x)),
+                Rule::signed_int => single = Some(self.int(&c)),
+                _ => {}
+            }
+        }
+        if text.contains("..") {
+            (lo, hi)
+        } else {
+            (single, single)
+        }
+    }
+
+    fn cell(&mut self, p: Pair<Rule>) -> Cell {
+        let span = self.span(&p);
+        let inner = match p.into_inner().filter(not_kw).next() {
+            Some(i) => i,
+            None => {
+                return Cell {
+                    kind: CellKind::None,
+                    span,
+                }
+            }
+        };
+        let kind = match inner.as_rule() {
+            Rule::list_cell => CellKind::List(inner.into_inner().filter(not_kw).map(|c| self.cell(c)).collect()),
+            Rule::signed_num => {
+                let text: String = inner.as_str().chars().filter(|c| !c.is_whitespace()).collect();
+                if text.contains('.') {
+                    match parse_decimal(&text) {
+                        Some((n, d)) => CellKind::Dec(n, d),
+                        None => {
+                            self.diags
+                                .push(Diagnostic::error("E0401", span, format!("decimal `{text}` has too many digits")).label("here"));
+                            CellKind::Int(0)
+                        }
+                    }
+                } else {
+                    CellKind::Int(self.int(&inner))
+                }
+            }
+            Rule::bool_lit => CellKind::Bool(matches!(inner.as_str(), "true" | "yes")),
+            Rule::string => CellKind::Str(unquote(&inner)),
+            Rule::none_cell => CellKind::None,
+            Rule::ident => CellKind::Ident(inner.as_str().to_string()),
+            _ => CellKind::None,
+        };
+        Cell { kind, span }
+    }
+
+    fn table(&mut self, p: Pair<Rule>) -> Option<TableDecl> {
+        let span = self.span(&p);
+        let mut it = p.into_inner().filter(not_kw).peekable();
+        let name = self.ident(it.next()?);
+        let mut title = None;
+        let mut cite = None;
+        let mut kind = TableKind::Keyed;
+        let mut key = None;
+        let mut columns = Vec::new();
+        let mut aliases = Vec::new();
+        let mut header = None;
+        let mut rows = Vec::new();
+        for c in it {
+            match c.as_rule() {
+                Rule::string => title = Some(unquote(&c)),
+                Rule::cite => cite = Some(self.cite(c)),
+                Rule::by_clause => {
+                    let mut bi = c.into_inner().filter(not_kw);
+                    let idx = bi.next()?;
+                    let index = if idx.as_rule() == Rule::dice {
+                        ByIndex::Dice(self.dice(idx))
+                    } else {
+                        ByIndex::Type(self.type_atom(idx))
+                    };
+                    let result = bi.next().map(|t| self.type_expr(t));
+                    kind = TableKind::By { index, result };
+                }
+                Rule::matrix_clause => {
+                    let mut mi = c.into_inner().filter(not_kw);
+                    let row_name = self.ident(mi.next()?);
+                    let row_ty = self.ident(mi.next()?);
+                    let col_name = self.ident(mi.next()?);
+                    let col_ty = self.ident(mi.next()?);
+                    let result = self.type_expr(mi.next()?);
+                    kind = TableKind::Matrix {
+                        row_name,
+                        row_ty,
+                        col_name,
+                        col_ty,
+                        result,
+                    };
+                }
+                Rule::key_line => key = c.into_inner().filter(not_kw).next().map(|k| self.ident(k)),
+                Rule::columns_line => {
+                    for col in c.into_inner().filter(not_kw) {
+                        let mut ci = col.into_inner().filter(not_kw);
+                        let n = self.ident(ci.next()?);
+                        let t = self.type_expr(ci.next()?);
+                        columns.push((n, t));
+                    }
+                }
+                Rule::alias_line => {
+                    let aspan = self.span(&c);
+                    let mut names: Vec<(String, Span)> = c.into_inner().filter(not_kw).map(|s| (unquote(&s), self.span(&s))).collect();
+                    if let Some((target, _)) = names.pop() {
+                        aliases.push((names, target, aspan));
+                    }
+                }
+                Rule::matrix_header => header = Some(c.into_inner().filter(not_kw).map(|i| self.ident(i)).collect()),
+                Rule::row => rows.push(self.row(c)?),
+                _ => {}
+            }
+        }
+        Some(TableDecl {
+            name,
+            title,
+            cite: cite?,
+            kind,
+            key,
+            columns,
+            aliases,
+            header,
+            rows,
+            span,
+        })
+    }
+
+    fn row(&mut self, p: Pair<Rule>) -> Option<Row> {
+        let span = self.span(&p);
+        let arrow = p.as_str().contains("=>") && {
+            // `=>` only counts when it follows the head directly (a string cell may contain it).
+            let mut it = p.clone().into_inner().filter(not_kw);
+            let head_end = it.next().map(|h| h.as_span().end()).unwrap_or(0);
+            p.as_str()[head_end - p.as_span().start()..].trim_start().starts_with("=>")
+        };
+        let mut it = p.into_inner().filter(not_kw);
+        let head_pair = it.next()?;
+        let head_span = self.span(&head_pair);
+        let h = head_pair.into_inner().filter(not_kw).next()?;
+        let head = match h.as_rule() {
+            Rule::string => RowHead::Key(unquote(&h)),
+            Rule::range_pat => {
+                let (lo, hi) = self.range_pat(h);
+                RowHead::Range(lo, hi)
+            }
+            _ => RowHead::Label(h.as_str().to_string()),
+        };
+        let cells = it.map(|c| self.cell(c)).collect();
+        Some(Row {
+            head,
+            head_span,
+            arrow,
+            cells,
+            span,
+        })
+    }
+
+    fn resolver(&mut self, p: Pair<Rule>) -> Option<ResolverDecl> {
+        let span = self.span(&p);
+        let mut it = p.into_inner().filter(not_kw);
+        let name = self.ident(it.next()?);
+        let mut title = None;
+        let mut cite = None;
+        let mut inputs = Vec::new();
+        let mut outputs = Vec::new();
+        let mut body = Vec::new();
+        for c in it {
+            match c.as_rule() {
+                Rule::string => title = Some(unquote(&c)),
+                Rule::cite => cite = Some(self.cite(c)),
+                Rule::input_decl => inputs.push(self.param(c)?),
+                Rule::output_decl => outputs.push(self.param(c)?),
+                _ => {
+                    if let Some(s) = self.stmt(c) {
+                        body.push(s)
+                    }
+                }
+            }
+        }
+        Some(ResolverDecl {
+            name,
+            title,
+            cite: cite?,
+            inputs,
+            outputs,
+            body,
+            span,
+        })
+    }
+
+    fn param(&mut self, p: Pair<Rule>) -> Option<Param> {
+        let mut it = p.into_inner().filter(not_kw);
+        let name = self.ident(it.next()?);
+        let ty = self.type_expr(it.next()?);
+        let mut default = None;
+        let mut doc = None;
+        let mut cite = None;
+        for c in it {
+            match c.as_rule() {
+                Rule::cell => default = Some(self.cell(c)),
+                Rule::string => doc = Some(unquote(&c)),
+                Rule::cite => cite = Some(self.cite(c)),
+                _ => {}
+            }
+        }
+        Some(Param {
+            name,
+            ty,
+            default,
+            doc,
+            cite,
+        })
+    }
+
+    fn block(&mut self, p: Pair<Rule>) -> Vec<Stmt> {
+        p.into_inner().filter(not_kw).filter_map(|s| self.stmt(s)).collect()
+    }
+
+    fn stmt(&mut self, p: Pair<Rule>) -> Option<Stmt> {
+        let span = self.span(&p);
+        let rule = p.as_rule();
+        let mut it = p.into_inner().filter(not_kw);
+        let kind = match rule {
+            Rule::let_stmt => {
+                let name = self.ident(it.next()?);
+                let value = self.expr(it.next()?);
+                let mut cite = None;
+                let mut mods = Vec::new();
+                let mut clamp = None;
+                for c in it {
+                    match c.as_rule() {
+                        Rule::cite => cite = Some(self.cite(c)),
+                        Rule::mod_block => {
+                            for m in c.into_inner().filter(not_kw) {
+                                if m.as_rule() == Rule::highest_group {
+                                    let gspan = self.span(&m);
+                                    let mut gi = m.into_inner().filter(not_kw);
+                                    let gname = gi.next().map(|s| unquote(&s)).unwrap_or_default();
+                                    let ms = gi.filter_map(|x| self.modifier(x)).collect();
+                                    mods.push(ModItem::Highest {
+                                        name: gname,
+                                        mods: ms,
+                                        span: gspan,
+                                    });
+                                } else if let Some(one) = self.modifier(m) {
+                                    mods.push(ModItem::One(one));
+                                }
+                            }
+                        }
+                        Rule::clamp => {
+                            let cspan = self.span(&c);
+                            if let Some(r) = c.into_inner().filter(not_kw).next() {
+                                let (lo, hi) = self.range_pat(r);
+                                clamp = Some((lo, hi, cspan));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                StmtKind::Let {
+                    name,
+                    value,
+                    cite,
+                    mods,
+                    clamp,
+                }
+            }
+            Rule::var_stmt => StmtKind::Var {
+                name: self.ident(it.next()?),
+                value: self.expr(it.next()?),
+            },
+            Rule::assign_stmt => StmtKind::Assign {
+                name: self.ident(it.next()?),
+                value: self.expr(it.next()?),
+            },
+            Rule::roll_stmt => {
+                let name = self.ident(it.next()?);
+                let dice = self.dice(it.next()?);
+                let mut label = None;
+                let mut cite = None;
+                for c in it {
+                    match c.as_rule() {
+                        Rule::string => label = Some(unquote(&c)),
+                        Rule::cite => cite = Some(self.cite(c)),
+                        _ => {}
+                    }
+                }
+                StmtKind::Roll { name, dice, label, cite }
+            }
+            Rule::check_stmt => {
+                let name = self.ident(it.next()?);
+                let left = self.expr(it.next()?);
+                let op = cmp_op(it.next()?.as_str());
+                let right = self.expr(it.next()?);
+                let cite = it.next().map(|c| self.cite(c));
+                StmtKind::Check {
+                    name,
+                    left,
+                    op,
+                    right,
+                    cite,
+                }
+            }
+            Rule::set_stmt => {
+                let name = self.ident(it.next()?);
+                let value = self.expr(it.next()?);
+                let cite = it.next().map(|c| self.cite(c));
+                StmtKind::Set { name, value, cite }
+            }
+            Rule::if_stmt => {
+                let mut arms = Vec::new();
+                let mut otherwise = None;
+                let parts: Vec<Pair<Rule>> = it.collect();
+                let mut i = 0;
+                while i < parts.len() {
+                    if parts[i].as_rule() == Rule::expr && i + 1 < parts.len() {
+                        let cond = self.expr(parts[i].clone());
+                        let body = self.block(parts[i + 1].clone());
+                        arms.push((cond, body));
+                        i += 2;
+                    } else {
+                        otherwise = Some(self.block(parts[i].clone()));
+                        i += 1;
+                    }
+                }
+                StmtKind::If { arms, otherwise }
+            }
+            Rule::match_stmt => {
+                let scrutinee = self.expr(it.next()?);
+                let mut arms = Vec::new();
+                for arm in it {
+                    let mut pats = Vec::new();
+                    let mut body = Vec::new();
+                    for c in arm.into_inner().filter(not_kw) {
+                        match c.as_rule() {
+                            Rule::pattern => {
+                                let pspan = self.span(&c);
+                                let inner = c.into_inner().filter(not_kw).next()?;
+                                let pat = match inner.as_rule() {
+                                    Rule::wildcard => Pattern::Wild,
+                                    Rule::range_pat => {
+                                        let (lo, hi) = self.range_pat(inner);
+                                        Pattern::Range(lo, hi)
+                                    }
+                                    _ => Pattern::Name(self.ident(inner)),
+                                };
+                                pats.push((pat, pspan));
+                            }
+                            Rule::block => body = self.block(c),
+                            _ => {}
+                        }
+                    }
+                    arms.push((pats, body));
+                }
+                StmtKind::Match { scrutinee, arms }
+            }
+            Rule::call_stmt => {
+                let name = self.ident(it.next()?);
+                let resolver = self.ident(it.next()?);
+                let mut args = Vec::new();
+                let mut cite = None;
+                for c in it {
+                    match c.as_rule() {
+                        Rule::arg => {
+                            let mut ai = c.into_inner().filter(not_kw);
+                            let an = self.ident(ai.next()?);
+                            let av = self.expr(ai.next()?);
+                            args.push((an, av));
+                        }
+                        Rule::cite => cite = Some(self.cite(c)),
+                        _ => {}
+                    }
+                }
+                StmtKind::Call {
+                    name,
+                    resolver,
+                    args,
+                    cite,
+                }
+            }
+            Rule::require_stmt => {
+                let cond = self.expr(it.next()?);
+                let m = it.next()?;
+                let message_span = self.span(&m);
+                let message = unquote(&m);
+                let cite = self.cite(it.next()?);
+                StmtKind::Require {
+                    cond,
+                    message,
+                    message_span,
+                    cite,
+                }
+            }
+            Rule::note_stmt => {
+                let text = unquote(&it.next()?);
+                let cite = it.next().map(|c| self.cite(c));
+                StmtKind::Note { text, cite }
+            }
+            Rule::return_stmt => StmtKind::Return,
+            Rule::break_stmt => StmtKind::Break,
+            Rule::repeat_stmt => {
+                let n = it.next()?;
+                let times = self.int(&n);
+                let body = self.block(it.next()?);
+                StmtKind::Repeat { times, body }
+            }
+            Rule::for_stmt => {
+                let var = self.ident(it.next()?);
+                let list = self.expr(it.next()?);
+                let body = self.block(it.next()?);
+                StmtKind::For { var, list, body }
+            }
+            _ => return None,
+        };
+        Some(Stmt { kind, span })
+    }
+
+    fn modifier(&mut self, p: Pair<Rule>) -> Option<Modifier> {
+        let span = self.span(&p);
+        let mut it = p.into_inner().filter(not_kw);
+        let value = self.expr(it.next()?);
+        let name = unquote(&it.next()?);
+        let mut when = None;
+        let mut cite = None;
+        for c in it {
+            match c.as_rule() {
+                Rule::expr => when = Some(self.expr(c)),
+                Rule::cite => cite = Some(self.cite(c)),
+                _ => {}
+            }
+        }
+        Some(Modifier {
+            value,
+            name,
+            when,
+            cite: cite?,
+            span,
+        })
+    }
+
+    fn dice(&mut self, p: Pair<Rule>) -> DiceExpr {
+        let span = self.span(&p);
+        let mut count = DiceCount::Lit(1);
+        let mut sides = 6;
+        let mut mods = Vec::new();
+        let mut seen_count = false;
+        for c in p.into_inner().filter(not_kw) {
+            match c.as_rule() {
+                Rule::dice_count => {
+                    seen_count = true;
+                    if let Some(inner) = c.into_inner().filter(not_kw).next() {
+                        count = match inner.as_rule() {
+                            Rule::nat => DiceCount::Lit(self.int(&inner)),
+                            _ => match inner.into_inner().filter(not_kw).next() {
+                                Some(e) => DiceCount::Expr(Box::new(self.expr(e))),
+                                None => DiceCount::Lit(1),
+                            },
+                        };
+                    }
+                }
+                Rule::nat => sides = self.int(&c),
+                Rule::dice_mod => {
+                    let Some(m) = c.into_inner().filter(not_kw).next() else {
+                        continue;
+                    };
+                    let text = m.as_str().to_string();
+                    let inner: Vec<Pair<Rule>> = m.clone().into_inner().filter(not_kw).collect();
+                    let dm = match m.as_rule() {
+                        Rule::keep_mod | Rule::drop_mod => {
+                            let highest = text.contains("highest");
+                            let n = inner.iter().find(|x| x.as_rule() == Rule::nat).map(|x| self.int(x)).unwrap_or(1);
+                            if m.as_rule() == Rule::keep_mod {
+                                DiceMod::Keep { highest, n }
+                            } else {
+                                DiceMod::Drop { highest, n }
+                            }
+                        }
+                        Rule::flux_mod => DiceMod::Flux,
+                        Rule::bad_flux_mod => DiceMod::BadFlux,
+                        Rule::zero_mod => DiceMod::ZeroBased,
+                        Rule::each_mod => {
+                            let value_pair = inner.iter().find(|x| x.as_rule() == Rule::each_value).cloned();
+                            let floor = inner
+                                .iter()
+                                .find(|x| x.as_rule() == Rule::signed_int)
+                                .map(|x| self.int(x))
+                                .unwrap_or(0);
+                            let value = match value_pair.and_then(|v| v.into_inner().filter(not_kw).next()) {
+                                Some(v) if v.as_rule() == Rule::signed_int => {
+                                    let vspan = self.span(&v);
+                                    Expr {
+                                        kind: ExprKind::Int(self.int(&v)),
+                                        span: vspan,
+                                    }
+                                }
+                                Some(v) => match v.into_inner().filter(not_kw).next() {
+                                    Some(e) => self.expr(e),
+                                    None => Expr {
+                                        kind: ExprKind::Int(0),
+                                        span,
+                                    },
+                                },
+                                None => Expr {
+                                    kind: ExprKind::Int(0),
+                                    span,
+                                },
+                            };
+                            DiceMod::Each {
+                                value: Box::new(value),
+                                floor,
+                            }
+                        }
+                        Rule::reroll_mod => match inner.into_iter().find(|x| x.as_rule() == Rule::range_pat) {
+                            Some(r) => {
+                                let (lo, hi) = self.range_pat(r);
+                                DiceMod::Reroll(lo, hi)
+                            }
+                            None => continue,
+                        },
+                        _ => continue,
+                    };
+                    mods.push(dm);
+                }
+                _ => {}
+            }
+        }
+        let _ = seen_count;
+        DiceExpr { count, sides, mods, span }
+    }
+
+    fn expr(&mut self, p: Pair<Rule>) -> Expr {
+        let span = self.span(&p);
+        let rule = p.as_rule();
+        let text = p.as_str().to_string();
+        let string_value = if rule == Rule::string { unquote(&p) } else { String::new() };
+        let mut inner: Vec<Pair<Rule>> = p.into_inner().filter(not_kw).collect();
+        let kind = match rule {
+            Rule::expr | Rule::paren | Rule::dice_count_expr => match inner.pop() {
+                Some(x) => return self.expr(x),
+                None => ExprKind::Int(0),
+            },
+            Rule::cond_expr => {
+                let mut exprs: Vec<Expr> = inner.into_iter().map(|x| self.expr(x)).collect();
+                let otherwise = exprs.pop().unwrap_or(Expr {
+                    kind: ExprKind::Int(0),
+                    span,
+                });
+                let mut arms = Vec::new();
+                let mut it = exprs.into_iter();
+                while let (Some(c), Some(v)) = (it.next(), it.next()) {
+                    arms.push((c, v));
+                }
+                ExprKind::If(arms, Box::new(otherwise))
+            }
+            Rule::or_expr | Rule::and_expr | Rule::sum | Rule::product | Rule::coalesce => {
+                if inner.len() == 1 {
+                    return self.expr(inner.remove(0));
+                }
+                let mut it = inner.into_iter();
+                let mut acc = match it.next() {
+                    Some(first) => self.expr(first),
+                    None => {
+                        return Expr {
+                            kind: ExprKind::Int(0),
+                            span,
+                        }
+                    }
+                };
+                let default_op = match rule {
+                    Rule::coalesce => Some(BinOp::Coalesce),
+                    _ => None,
+                };
+                let mut pending: Option<BinOp> = None;
+                for x in it {
+                    match x.as_rule() {
+                        Rule::or_op => pending = Some(BinOp::Or),
+                        Rule::and_op => pending = Some(BinOp::And),
+                        Rule::add_op => pending = Some(if x.as_str() == "+" { BinOp::Add } else { BinOp::Sub }),
+                        Rule::mul_op => {
+                            pending = Some(match x.as_str() {
+                                "*" => BinOp::Mul,
+                                "/" => BinOp::Div,
+                                _ => BinOp::Rem,
+                            })
+                        }
+                        _ => {
+                            let rhs = self.expr(x);
+                            let op = pending.take().or(default_op).unwrap_or(BinOp::Add);
+                            let s = Span {
+                                file: self.file,
+                                start: acc.span.start,
+                                end: rhs.span.end,
+                            };
+                            acc = Expr {
+                                kind: ExprKind::Bin(op, Box::new(acc), Box::new(rhs)),
+                                span: s,
+                            };
+                        }
+                    }
+                }
+                return acc;
+            }
+            Rule::not_expr => {
+                let last = match inner.pop() {
+                    Some(l) => self.expr(l),
+                    None => {
+                        return Expr {
+                            kind: ExprKind::Int(0),
+                            span,
+                        }
+                    }
+                };
+                let mut e = last;
+                for _ in inner {
+                    e = Expr {
+                        kind: ExprKind::Not(Box::new(e)),
+                        span,
+                    };
+                }
+                return e;
+            }
+            Rule::unary => {
+                let last = match inner.pop() {
+                    Some(l) => self.expr(l),
+                    None => {
+                        return Expr {
+                            kind: ExprKind::Int(0),
+                            span,
+                        }
+                    }
+                };
+                let mut e = last;
+                for op in inner.into_iter().rev() {
+                    if op.as_str() == "-" {
+                        e = match e.kind {
+                            ExprKind::Int(v) => Expr {
+                                kind: ExprKind::Int(-v),
+                                span,
+                            },
+                            ExprKind::Dec(n, d) => Expr {
+                                kind: ExprKind::Dec(-n, d),
+                                span,
+                            },
+                            k => Expr {
+                                kind: ExprKind::Neg(Box::new(Expr { kind: k, span: e.span })),
+                                span,
+                            },
+                        };
+                    } else {
+                        e.span = span;
+                    }
+                }
+                return e;
+            }
+            Rule::cmp_expr => {
+                if inner.len() == 1 {
+                    return self.expr(inner.remove(0));
+                }
+                let mut it = inner.into_iter();
+                let (Some(l), Some(op), Some(r)) = (it.next(), it.next(), it.next()) else {
+                    return Expr {
+                        kind: ExprKind::Int(0),
+                        span,
+                    };
+                };
+                let lhs = self.expr(l);
+                match op.as_rule() {
+                    Rule::in_op => ExprKind::In(Box::new(lhs), Box::new(self.expr(r))),
+                    Rule::is_op => ExprKind::Is(Box::new(lhs), self.ident(r)),
+                    _ => ExprKind::Cmp(cmp_op(op.as_str()), Box::new(lhs), Box::new(self.expr(r))),
+                }
+            }
+            Rule::postfix => {
+                let mut it = inner.into_iter();
+                let mut e = match it.next() {
+                    Some(first) => self.expr(first),
+                    None => {
+                        return Expr {
+                            kind: ExprKind::Int(0),
+                            span,
+                        }
+                    }
+                };
+                for f in it {
+                    let id = self.ident(f);
+                    let s = Span {
+                        file: self.file,
+                        start: e.span.start,
+                        end: id.span.end,
+                    };
+                    e = Expr {
+                        kind: ExprKind::Field(Box::new(e), id),
+                        span: s,
+                    };
+                }
+                return e;
+            }
+            Rule::aggregate => {
+                let mut it = inner.into_iter();
+                let (Some(k), Some(v), Some(l), Some(b)) = (it.next(), it.next(), it.next(), it.next()) else {
+                    return Expr {
+                        kind: ExprKind::Int(0),
+                        span,
+                    };
+                };
+                let kind = match k.as_str() {
+                    "sum" => Agg::Sum,
+                    "count" => Agg::Count,
+                    "any" => Agg::Any,
+                    "all" => Agg::All,
+                    "max" => Agg::Max,
+                    _ => Agg::Min,
+                };
+                let var = self.ident(v);
+                ExprKind::Agg {
+                    kind,
+                    var,
+                    list: Box::new(self.expr(l)),
+                    body: Box::new(self.expr(b)),
+                }
+            }
+            Rule::call => {
+                let mut it = inner.into_iter();
+                let Some(f) = it.next() else {
+                    return Expr {
+                        kind: ExprKind::Int(0),
+                        span,
+                    };
+                };
+                let name = self.ident(f);
+                ExprKind::Call(name, it.map(|a| self.expr(a)).collect())
+            }
+            Rule::option_ref => match inner.pop() {
+                Some(i) => ExprKind::Option(self.ident(i)),
+                None => ExprKind::Bool(false),
+            },
+            Rule::list_lit => ExprKind::List(inner.into_iter().map(|x| self.expr(x)).collect()),
+            Rule::decimal => match parse_decimal(&text) {
+                Some((n, d)) => ExprKind::Dec(n, d),
+                None => {
+                    self.diags
+                        .push(Diagnostic::error("E0401", span, format!("decimal `{text}` has too many digits")).label("here"));
+                    ExprKind::Int(0)
+                }
+            },
+            Rule::int => match text.parse::<i64>() {
+                Ok(v) => ExprKind::Int(v),
+                Err(_) => {
+                    self.diags
+                        .push(Diagnostic::error("E0401", span, format!("number `{text}` does not fit in 64 bits")).label("too large"));
+                    ExprKind::Int(0)
+                }
+            },
+            Rule::bool_lit => ExprKind::Bool(matches!(text.as_str(), "true" | "yes")),
+            Rule::string => ExprKind::Str(string_value),
+            Rule::ident => ExprKind::Name(text),
+            _ => ExprKind::Int(0),
+        };
+        Expr { kind, span }
+    }
+}
+
+fn cmp_op(s: &str) -> CmpOp {
+    match s {
+        "==" => CmpOp::Eq,
+        "!=" => CmpOp::Ne,
+        "<" => CmpOp::Lt,
+        "<=" => CmpOp::Le,
+        ">" => CmpOp::Gt,
+        _ => CmpOp::Ge,
+    }
+}
+
+/// "7.5" → (15, 2); "-0.5" → (-1, 2); reduced, denominator > 0.
+pub fn parse_decimal(text: &str) -> Option<(i64, i64)> {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
+    if frac.len() > 12 {
+        return None;
+    }
+    let den = 10i64.checked_pow(frac.len() as u32)?;
+    let w: i64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let f: i64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let mut num = w.checked_mul(den)?.checked_add(f)?;
+    if neg {
+        num = -num;
+    }
+    let g = num_integer::gcd(num, den).max(1);
+    Some((num / g, den / g))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errs(src: &str) -> Vec<String> {
+        match parse_file(0, src) {
+            Ok(_) => Vec::new(),
+            Err(d) => d
+                .into_iter()
+                .map(|d| format!("{} {}..{} {:?}", d.message, d.span.start, d.span.end, d.help))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn small_pieces_parse() {
+        for src in [
+            "system x \"t\"",
+            "system x \"t\" cite \"X\"",
+            "option a \"A\" [1.2]",
+            "enum e { a, b }",
+            "enum e \"E\" [1] { a \"doc\", b }",
+            "table t \"T\" [1] {\n key name\n columns a: int\n \"x\" | 1\n}",
+            "resolver r \"R\" [1] { in a: int 0..2 = 2 \"doc\" [1] }",
+            "resolver r \"R\" [1] { in a: list g = [] \"doc\" }",
+            "resolver r \"R\" [1] { in a: int -12..12 = 2 \"doc\" [6.1] }",
+        ] {
+            assert_eq!(errs(src), Vec::<String>::new(), "{src}");
+        }
+    }
+}

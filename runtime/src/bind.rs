@@ -1,0 +1,309 @@
+//! Input binding: turns user text (`--set name=value`) and YAML input files into typed `Value`s,
+//! with forgiving name matching and "did you mean" suggestions built on integer edit distances.
+
+use crate::error::Error;
+use crate::num::Dec;
+use crate::registry::{ResolverInfo, TableInfo, Ty};
+use crate::value::{Inputs, Key, Value};
+use std::collections::BTreeMap;
+
+/// Canonical form for forgiving name comparison: lowercase, and every run of spaces, hyphens,
+/// dots and underscores becomes one space ("Ghazi-10/7" == "ghazi 10/7", "snap-fire" ==
+/// "snap_fire").
+pub fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_sep = false;
+    for c in s.chars() {
+        if c.is_whitespace() || matches!(c, '-' | '.' | '_') {
+            pending_sep = !out.is_empty();
+        } else {
+            if pending_sep {
+                out.push(' ');
+                pending_sep = false;
+            }
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// Up to `limit` candidates close to `query`, best first. "Close" means the normalized candidate
+/// contains the normalized query, or their Damerau-Levenshtein distance is at most about a third
+/// of the longer name and not much worse than the best match (at most twice the best distance
+/// plus one), so one obvious typo fix is not buried among loosely similar names. When nothing
+/// is close and there are few candidates (at most twice the limit), all of them are returned so
+/// the user still sees the valid choices. Integer distances only, ties broken by name, so
+/// suggestions are deterministic.
+pub fn nearest(query: &str, candidates: &[&str], limit: usize) -> Vec<String> {
+    let q = normalize(query);
+    // (not contained, distance, candidate, close by distance)
+    let mut scored: Vec<(bool, usize, &str, bool)> = Vec::new();
+    for &c in candidates {
+        if scored.iter().any(|&(_, _, s, _)| s == c) {
+            continue;
+        }
+        let n = normalize(c);
+        let dist = strsim::damerau_levenshtein(&q, &n);
+        let longest = q.chars().count().max(n.chars().count());
+        let contained = !q.is_empty() && n.contains(&q);
+        scored.push((!contained, dist, c, dist * 3 <= longest + 1));
+    }
+    let best = scored.iter().filter(|s| s.3).map(|s| s.1).min();
+    let is_close = |s: &(bool, usize, &str, bool)| !s.0 || (s.3 && best.is_some_and(|b| s.1 <= 2 * b + 1));
+    scored.sort();
+    if scored.iter().any(is_close) {
+        return scored.iter().filter(|s| is_close(s)).take(limit).map(|s| s.2.to_string()).collect();
+    }
+    if scored.len() > limit.saturating_mul(2) {
+        return Vec::new();
+    }
+    scored.into_iter().map(|s| s.2.to_string()).collect()
+}
+
+/// Parses user text as a value of `ty`, naming the input "value" in errors.
+pub fn parse_value(ty: &Ty, text: &str) -> Result<Value, Error> {
+    parse_input("value", ty, text)
+}
+
+/// Parses user text as a value of `ty` for the input called `input` (used in error messages).
+///
+/// Int: range-checked; Dec: `Dec::parse`; Bool: true/false/yes/no/on/off; Enum: exact variant
+/// name, else a unique case/separator-insensitive match; Key: a table key or alias compared
+/// case-insensitively with spaces/hyphens/dots/underscores normalised; List: split on ','
+/// (trimmed), empty text is the empty list.
+pub fn parse_input(input: &str, ty: &Ty, text: &str) -> Result<Value, Error> {
+    let bad = |expected: String| Error::BadValue {
+        input: input.into(),
+        text: text.into(),
+        expected,
+    };
+    let t = text.trim();
+    match ty {
+        Ty::Bool => match t.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" => Ok(Value::Bool(true)),
+            "false" | "no" | "off" => Ok(Value::Bool(false)),
+            _ => Err(bad("bool (true|false|yes|no|on|off)".into())),
+        },
+        Ty::Int { min, max } => {
+            let digits = t.strip_prefix('+').unwrap_or(t);
+            // i128 so that a too-big number is reported as out of range, not as "not a number".
+            let v: i128 = digits.parse().map_err(|_| bad(ty.to_string()))?;
+            if v < i128::from(*min) || v > i128::from(*max) {
+                return Err(Error::OutOfRange {
+                    input: input.into(),
+                    value: v.to_string(),
+                    min: min.to_string(),
+                    max: max.to_string(),
+                });
+            }
+            i64::try_from(v).map(Value::Int).map_err(|_| bad(ty.to_string()))
+        }
+        Ty::Dec => Dec::parse(t)
+            .map(Value::Dec)
+            .ok_or_else(|| bad("decimal (e.g. 7.5, -0.5, 1/3)".into())),
+        Ty::Text => Ok(Value::Text(text.to_string())),
+        Ty::Enum(e) => {
+            if let Some(v) = e.variants.iter().find(|v| **v == t) {
+                return Ok(Value::Enum(v));
+            }
+            let folded = normalize(t);
+            let mut hits = e.variants.iter().filter(|v| normalize(v) == folded);
+            if let (Some(v), None) = (hits.next(), hits.next()) {
+                return Ok(Value::Enum(v));
+            }
+            Err(Error::Unknown {
+                what: format!("{} variant", e.name),
+                name: t.into(),
+                nearest: nearest(t, e.variants, 5),
+            })
+        }
+        Ty::Key(tables) => parse_key(tables, t),
+        Ty::List(inner) => {
+            if t.is_empty() {
+                return Ok(Value::List(Vec::new()));
+            }
+            t.split(',')
+                .map(|item| parse_input(input, inner, item.trim()))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::List)
+        }
+        Ty::Opt(inner) => match t.to_ascii_lowercase().as_str() {
+            "" | "-" | "none" => Ok(Value::None),
+            _ => parse_input(input, inner, t),
+        },
+        Ty::Record(name) => Err(bad(format!("{name} (a record; it cannot be given as text)"))),
+    }
+}
+
+fn key_of(t: &TableInfo, row: u16) -> Result<Value, Error> {
+    let name = t
+        .keys
+        .get(usize::from(row))
+        .ok_or_else(|| Error::internal(format!("table {} alias points at missing row {row}", t.name)))?;
+    Ok(Value::Key(Key { table: t.id, row, name }))
+}
+
+fn row_index(t: &TableInfo, i: usize) -> Result<u16, Error> {
+    u16::try_from(i).map_err(|_| Error::internal(format!("table {} has more than 65535 rows", t.name)))
+}
+
+/// Exact key, exact alias, then normalized key or alias, in table order.
+fn parse_key(tables: &[&TableInfo], t: &str) -> Result<Value, Error> {
+    for table in tables {
+        if let Some(i) = table.keys.iter().position(|k| *k == t) {
+            return key_of(table, row_index(table, i)?);
+        }
+        if let Some((_, row)) = table.aliases.iter().find(|(a, _)| *a == t) {
+            return key_of(table, *row);
+        }
+    }
+    let folded = normalize(t);
+    for table in tables {
+        if let Some(i) = table.keys.iter().position(|k| normalize(k) == folded) {
+            return key_of(table, row_index(table, i)?);
+        }
+        if let Some((_, row)) = table.aliases.iter().find(|(a, _)| normalize(a) == folded) {
+            return key_of(table, *row);
+        }
+    }
+    let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
+    let candidates: Vec<&str> = tables
+        .iter()
+        .flat_map(|tb| tb.keys.iter().copied().chain(tb.aliases.iter().map(|(a, _)| *a)))
+        .collect();
+    Err(Error::Unknown {
+        what: format!("key of {}", names.join("|")),
+        name: t.into(),
+        nearest: nearest(t, &candidates, 5),
+    })
+}
+
+/// Converts a YAML value for `ty` (same rules as `parse_value`; YAML sequences for lists).
+pub fn yaml_to_value(ty: &Ty, v: &serde_yaml::Value) -> Result<Value, Error> {
+    yaml_input("value", ty, v)
+}
+
+fn yaml_kind(v: &serde_yaml::Value) -> &'static str {
+    match v {
+        serde_yaml::Value::Null => "null",
+        serde_yaml::Value::Bool(_) => "a bool",
+        serde_yaml::Value::Number(_) => "a number",
+        serde_yaml::Value::String(_) => "a string",
+        serde_yaml::Value::Sequence(_) => "a list",
+        serde_yaml::Value::Mapping(_) => "a mapping",
+        serde_yaml::Value::Tagged(_) => "a tagged value",
+    }
+}
+
+/// YAML scalars go through their text form: numbers keep the digits the user wrote for ordinary
+/// decimals (serde_yaml prints the shortest round-trip form), so no float ever reaches the rules.
+pub fn yaml_input(input: &str, ty: &Ty, v: &serde_yaml::Value) -> Result<Value, Error> {
+    use serde_yaml::Value as Y;
+    let bad = || Error::BadValue {
+        input: input.into(),
+        text: yaml_kind(v).into(),
+        expected: ty.to_string(),
+    };
+    match (ty, v) {
+        (Ty::List(_), Y::Null) => Ok(Value::List(Vec::new())),
+        (Ty::Opt(_), Y::Null) => Ok(Value::None),
+        (Ty::Opt(inner), _) => yaml_input(input, inner, v),
+        (Ty::List(inner), Y::Sequence(items)) => items
+            .iter()
+            .map(|item| yaml_input(input, inner, item))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::List),
+        (_, Y::String(s)) => parse_input(input, ty, s),
+        (_, Y::Number(n)) => parse_input(input, ty, &n.to_string()),
+        (_, Y::Bool(b)) => parse_input(input, ty, if *b { "true" } else { "false" }),
+        _ => Err(bad()),
+    }
+}
+
+/// Finds the input called `name` (exactly, else a unique normalized match).
+fn resolve_input<'r>(r: &'r ResolverInfo, name: &str) -> Result<&'r crate::registry::InputInfo, Error> {
+    if let Some(i) = r.inputs.iter().find(|i| i.name == name) {
+        return Ok(i);
+    }
+    let folded = normalize(name);
+    let mut hits = r.inputs.iter().filter(|i| normalize(i.name) == folded);
+    if let (Some(i), None) = (hits.next(), hits.next()) {
+        return Ok(i);
+    }
+    let names: Vec<&str> = r.inputs.iter().map(|i| i.name).collect();
+    Err(Error::Unknown {
+        what: "input".into(),
+        name: name.into(),
+        nearest: nearest(name, &names, names.len().max(1)),
+    })
+}
+
+/// Adds the input name to an unknown-value error so YAML files with many fields stay clear.
+fn name_input(e: Error, input: &str) -> Error {
+    match e {
+        Error::Unknown { what, name, nearest } if what != "input" => Error::Unknown {
+            what: format!("{what} for input {input}"),
+            name,
+            nearest,
+        },
+        other => other,
+    }
+}
+
+enum Given<'a> {
+    Text(&'a str),
+    Yaml(&'a serde_yaml::Value),
+}
+
+/// Binds `--set` pairs and an optional YAML mapping to the resolver's inputs. `--set` wins over
+/// YAML (and a later `--set` over an earlier one); unknown names are reported before any value is
+/// parsed; inputs left unset take their default or are `Error::MissingInput`, checked in
+/// declaration order.
+pub fn bind_inputs(r: &ResolverInfo, sets: &[(String, String)], yaml: Option<&serde_yaml::Value>) -> Result<Inputs, Error> {
+    let mut given: BTreeMap<&'static str, Given<'_>> = BTreeMap::new();
+    match yaml {
+        None | Some(serde_yaml::Value::Null) => {}
+        Some(serde_yaml::Value::Mapping(m)) => {
+            for (k, v) in m {
+                let name = match k {
+                    serde_yaml::Value::String(s) => s.as_str(),
+                    other => {
+                        return Err(Error::BadValue {
+                            input: "input file".into(),
+                            text: yaml_kind(other).into(),
+                            expected: "input names as mapping keys".into(),
+                        })
+                    }
+                };
+                given.insert(resolve_input(r, name)?.name, Given::Yaml(v));
+            }
+        }
+        Some(other) => {
+            return Err(Error::BadValue {
+                input: "input file".into(),
+                text: yaml_kind(other).into(),
+                expected: "a mapping of input names to values".into(),
+            })
+        }
+    }
+    for (name, text) in sets {
+        given.insert(resolve_input(r, name)?.name, Given::Text(text));
+    }
+    let mut out = Inputs::new();
+    for input in r.inputs {
+        let v = match given.get(input.name) {
+            Some(Given::Text(t)) => parse_input(input.name, input.ty, t),
+            Some(Given::Yaml(y)) => yaml_input(input.name, input.ty, y),
+            None => match input.default {
+                Some(d) => parse_input(input.name, input.ty, d),
+                None => Err(Error::MissingInput {
+                    input: input.name.into(),
+                    ty: input.ty.to_string(),
+                }),
+            },
+        }
+        .map_err(|e| name_input(e, input.name))?;
+        out.insert(input.name.to_string(), v);
+    }
+    Ok(out)
+}

@@ -1,0 +1,463 @@
+//! Dice: what a throw is (`DiceSpec`, `Read`), its exact distribution, and the two concrete dice
+//! sources used outside odds enumeration — `Seeded` (reproducible pseudo-random) and `Scripted`
+//! (faces given by the user, for replaying a table-top situation).
+
+use crate::error::Error;
+/// API.md lists the enumerator with the dice; it lives in `odds` next to `enumerate`.
+pub use crate::odds::Enumerator;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// How the faces of one throw become a single number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Read {
+    /// Sum of faces.
+    Sum,
+    /// Sum of the k highest faces (drop = count - k).
+    KeepHighest(u8),
+    /// Sum of the k lowest faces.
+    KeepLowest(u8),
+    /// Count must be 2: first face minus second face (T5 flux).
+    Flux,
+    /// Count must be 2: smaller minus larger (always <= 0).
+    BadFlux,
+    /// Count must be 2 zero-based d10: tens*10+units, "00" reads 100 -> 1..=100.
+    Percentile,
+    /// Each face + per_die, never below floor, then summed.
+    SumFloor { per_die: i8, floor: i8 },
+}
+
+/// One throw of dice and how it is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DiceSpec {
+    /// Number of dice thrown (for KeepHighest etc. this includes the extra dice).
+    pub count: u16,
+    /// 6, 10, 100 ...
+    pub sides: u16,
+    /// Faces 0..sides-1 (d10 read 0-9) instead of 1..=sides.
+    pub zero_based: bool,
+    pub read: Read,
+    /// Inclusive range of READ values that are rerolled (Striker 10-12).
+    pub reroll: Option<(i64, i64)>,
+}
+
+/// Most dice a non-summing read will enumerate face by face (`distribution`).
+pub const MAX_ENUMERATED_DICE: u16 = 8;
+/// Most face combinations a non-summing read will enumerate (8d6 = 1_679_616 fits).
+pub const MAX_ENUMERATED_COMBINATIONS: u64 = 2_000_000;
+/// Bound on `count * sides` for convolution (summing reads); also keeps `sides^count` checks cheap.
+pub const MAX_CONVOLUTION_WORK: u32 = 65_536;
+/// A rerolling throw gives up after this many throws (`Error::RerollLimit`).
+pub const MAX_REROLLS: u32 = 10_000;
+
+impl DiceSpec {
+    /// `count` dice of `sides` sides, summed, 1-based, no reroll.
+    pub const fn new(count: u16, sides: u16) -> Self {
+        DiceSpec {
+            count,
+            sides,
+            zero_based: false,
+            read: Read::Sum,
+            reroll: None,
+        }
+    }
+
+    pub fn faces_needed(&self) -> usize {
+        usize::from(self.count)
+    }
+
+    /// Lowest face on one die.
+    pub fn lowest_face(&self) -> u16 {
+        u16::from(!self.zero_based)
+    }
+
+    /// Highest face on one die.
+    pub fn highest_face(&self) -> u16 {
+        if self.zero_based {
+            self.sides.saturating_sub(1)
+        } else {
+            self.sides
+        }
+    }
+
+    /// Rejects specs no throw can satisfy, so later arithmetic never divides by zero or indexes
+    /// past a two-dice read. Generated specs always pass; this guards hand-built ones.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |why: &str| {
+            Err(Error::Domain {
+                what: format!("dice {}: {why}", self.notation()),
+            })
+        };
+        if self.sides == 0 {
+            return bad("dice need at least one side");
+        }
+        if self.count == 0 {
+            return bad("at least one die must be thrown");
+        }
+        match self.read {
+            Read::Flux | Read::BadFlux if self.count != 2 => bad("flux needs exactly 2 dice"),
+            Read::Percentile if self.count != 2 || self.sides != 10 || !self.zero_based => bad("percentile needs 2 zero-based d10"),
+            Read::KeepHighest(k) | Read::KeepLowest(k) if k == 0 || u16::from(k) > self.count => {
+                bad("keep count must be between 1 and the number of dice")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Applies `read` to one throw's faces. Missing faces (a short slice) count as the lowest
+    /// face rather than panicking.
+    pub fn read_faces(&self, faces: &[u16]) -> i64 {
+        let face = |i: usize| i64::from(faces.get(i).copied().unwrap_or(self.lowest_face()));
+        match self.read {
+            Read::Sum => faces.iter().map(|&f| i64::from(f)).sum(),
+            Read::KeepHighest(k) | Read::KeepLowest(k) => {
+                let k = usize::from(k);
+                // A small stack buffer keeps seeded rolls allocation-free for ordinary pools.
+                let mut buf = [0u16; 32];
+                let mut heap;
+                let sorted: &mut [u16] = if faces.len() <= buf.len() {
+                    let b = &mut buf[..faces.len()];
+                    b.copy_from_slice(faces);
+                    b
+                } else {
+                    heap = faces.to_vec();
+                    &mut heap
+                };
+                sorted.sort_unstable();
+                let kept: &[u16] = if matches!(self.read, Read::KeepLowest(_)) {
+                    &sorted[..k.min(sorted.len())]
+                } else {
+                    &sorted[sorted.len().saturating_sub(k)..]
+                };
+                kept.iter().map(|&f| i64::from(f)).sum()
+            }
+            Read::Flux => face(0) - face(1),
+            Read::BadFlux => {
+                let (a, b) = (face(0), face(1));
+                a.min(b) - a.max(b)
+            }
+            Read::Percentile => {
+                let v = face(0) * 10 + face(1);
+                if v == 0 {
+                    100
+                } else {
+                    v
+                }
+            }
+            Read::SumFloor { per_die, floor } => faces
+                .iter()
+                .map(|&f| (i64::from(f) + i64::from(per_die)).max(i64::from(floor)))
+                .sum(),
+        }
+    }
+
+    /// Human notation: "4d6", "2d6 flux", "3d6 keep lowest 2", "d100", "2d6 reroll 10-12".
+    pub fn notation(&self) -> String {
+        let base = if self.zero_based && self.read != Read::Percentile {
+            format!("{}d{} (0-{})", self.count, self.sides, self.sides.saturating_sub(1))
+        } else {
+            format!("{}d{}", self.count, self.sides)
+        };
+        let mut s = match self.read {
+            Read::Sum => base,
+            Read::KeepHighest(k) => format!("{base} keep highest {k}"),
+            Read::KeepLowest(k) => format!("{base} keep lowest {k}"),
+            Read::Flux => format!("{base} flux"),
+            Read::BadFlux => format!("{base} bad flux"),
+            Read::Percentile => "d100".to_string(),
+            Read::SumFloor { per_die, floor } => format!("{base} {per_die:+} each (min {floor})"),
+        };
+        if let Some((lo, hi)) = self.reroll {
+            if lo == hi {
+                s.push_str(&format!(" reroll {lo}"));
+            } else {
+                s.push_str(&format!(" reroll {lo}-{hi}"));
+            }
+        }
+        s
+    }
+
+    /// Lowest read value (before reroll exclusion).
+    pub fn min(&self) -> i64 {
+        self.read_range().0
+    }
+
+    /// Highest read value (before reroll exclusion).
+    pub fn max(&self) -> i64 {
+        self.read_range().1
+    }
+
+    fn read_range(&self) -> (i64, i64) {
+        let lo = i64::from(self.lowest_face());
+        let hi = i64::from(self.highest_face());
+        let n = i64::from(self.count);
+        match self.read {
+            Read::Sum => (n * lo, n * hi),
+            Read::KeepHighest(k) | Read::KeepLowest(k) => {
+                let k = i64::from(k).min(n);
+                (k * lo, k * hi)
+            }
+            Read::Flux => (lo - hi, hi - lo),
+            Read::BadFlux => (lo - hi, 0),
+            Read::Percentile => (1, 100),
+            Read::SumFloor { per_die, floor } => {
+                let one = |f: i64| (f + i64::from(per_die)).max(i64::from(floor));
+                (n * one(lo), n * one(hi))
+            }
+        }
+    }
+
+    fn in_reroll(&self, v: i64) -> bool {
+        matches!(self.reroll, Some((lo, hi)) if lo <= v && v <= hi)
+    }
+
+    /// Exact distribution of the read value: sorted by value, `(value, count)`, counts summing to
+    /// `total()`. Rerolled values are removed (a reroll is a fresh throw, so the kept values keep
+    /// their relative weights). Summing reads are convolved die by die; other reads enumerate every
+    /// face combination.
+    ///
+    /// Bounds (`Error::DiceTooLarge` beyond them): the number of face combinations must fit in a
+    /// u64; summing reads need `count * sides <= MAX_CONVOLUTION_WORK`; other reads need at most
+    /// `MAX_ENUMERATED_DICE` dice and `MAX_ENUMERATED_COMBINATIONS` combinations.
+    /// `Error::RerollLimit` if the reroll range covers every value.
+    pub fn distribution(&self) -> Result<Vec<(i64, u64)>, Error> {
+        self.validate()?;
+        let too_large = || Error::DiceTooLarge { notation: self.notation() };
+        let combos = u64::from(self.sides).checked_pow(u32::from(self.count)).ok_or_else(too_large)?;
+        let mut dist = match self.read {
+            Read::Sum | Read::SumFloor { .. } => {
+                if u32::from(self.count) * u32::from(self.sides) > MAX_CONVOLUTION_WORK {
+                    return Err(too_large());
+                }
+                self.convolve()
+            }
+            _ => {
+                if self.count > MAX_ENUMERATED_DICE || combos > MAX_ENUMERATED_COMBINATIONS {
+                    return Err(too_large());
+                }
+                self.enumerate_faces()
+            }
+        };
+        dist.retain(|&(v, c)| c > 0 && !self.in_reroll(v));
+        if dist.is_empty() {
+            return Err(Error::RerollLimit);
+        }
+        Ok(dist)
+    }
+
+    /// Sum of the counts in `distribution()`: the number of equally likely face combinations that
+    /// are kept (not rerolled).
+    pub fn total(&self) -> Result<u64, Error> {
+        Ok(self.distribution()?.iter().map(|&(_, c)| c).sum())
+    }
+
+    /// Distribution of a sum of identical independent dice, one die at a time. Counts cannot
+    /// overflow: they are bounded by sides^count, checked by the caller.
+    fn convolve(&self) -> Vec<(i64, u64)> {
+        // Per-die value -> count (SumFloor can map several faces to the floor).
+        let mut one: Vec<(i64, u64)> = Vec::new();
+        for f in self.lowest_face()..=self.highest_face() {
+            let v = match self.read {
+                Read::SumFloor { per_die, floor } => (i64::from(f) + i64::from(per_die)).max(i64::from(floor)),
+                _ => i64::from(f),
+            };
+            match one.last_mut() {
+                Some((lv, c)) if *lv == v => *c += 1,
+                _ => one.push((v, 1)),
+            }
+        }
+        let one_min = one.first().map_or(0, |&(v, _)| v);
+        let one_span = one.last().map_or(0, |&(v, _)| v) - one_min;
+        // Dense arrays indexed by value - current minimum.
+        let mut acc: Vec<u64> = vec![1];
+        let mut acc_min: i64 = 0;
+        for _ in 0..self.count {
+            let mut next = vec![0u64; acc.len() + one_span as usize];
+            for (i, &a) in acc.iter().enumerate() {
+                if a == 0 {
+                    continue;
+                }
+                for &(v, c) in &one {
+                    next[i + (v - one_min) as usize] += a * c;
+                }
+            }
+            acc = next;
+            acc_min += one_min;
+        }
+        acc.iter()
+            .enumerate()
+            .map(|(i, &c)| (acc_min + i as i64, c))
+            .filter(|&(_, c)| c > 0)
+            .collect()
+    }
+
+    /// Distribution by visiting every face combination (odometer order), for non-summing reads.
+    fn enumerate_faces(&self) -> Vec<(i64, u64)> {
+        let lo = self.lowest_face();
+        let hi = self.highest_face();
+        let mut faces = vec![lo; self.faces_needed()];
+        let mut counts: std::collections::BTreeMap<i64, u64> = std::collections::BTreeMap::new();
+        loop {
+            *counts.entry(self.read_faces(&faces)).or_insert(0) += 1;
+            // Advance the odometer; finished when every position has wrapped.
+            let mut i = 0;
+            loop {
+                match faces.get_mut(i) {
+                    None => return counts.into_iter().collect(),
+                    Some(f) if *f < hi => {
+                        *f += 1;
+                        break;
+                    }
+                    Some(f) => {
+                        *f = lo;
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A source of dice. Object-safe so the CLI can use `&mut dyn Dice`; generated code is generic
+/// over `D: Dice + ?Sized`.
+pub trait Dice {
+    /// Throws `spec` (including any rerolls) and returns its read value.
+    fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error>;
+    /// Faces of the last throw (all faces thrown, including rerolled throws, in order); empty
+    /// under enumeration.
+    fn last_faces(&self) -> &[u16];
+}
+
+/// Reproducible pseudo-random dice.
+///
+/// The stream is ChaCha8 seeded with the u64 seed little-endian in bytes 0..8 (rest zero). One
+/// face is drawn by rejection sampling on `next_u32` (below): ChaCha's output is fixed by its
+/// specification and this mapping is ours, so the same seed gives the same faces on every
+/// platform and every future version, unlike `rand`'s `gen_range`, whose algorithm may change.
+pub struct Seeded {
+    rng: ChaCha8Rng,
+    faces: Vec<u16>,
+}
+
+impl Seeded {
+    pub fn new(seed: u64) -> Self {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        Seeded {
+            rng: ChaCha8Rng::from_seed(bytes),
+            faces: Vec::new(),
+        }
+    }
+
+    /// One uniformly distributed value in `0..n` (n >= 1): reject draws from the incomplete top
+    /// block of the u32 range so every residue is equally likely, then reduce modulo n.
+    fn below(&mut self, n: u16) -> u16 {
+        let n = u64::from(n.max(1));
+        let limit = (1u64 << 32) - (1u64 << 32) % n;
+        loop {
+            let x = u64::from(self.rng.next_u32());
+            if x < limit {
+                // x % n < n <= u16::MAX.
+                return (x % n) as u16;
+            }
+        }
+    }
+}
+
+impl Dice for Seeded {
+    fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
+        spec.validate()?;
+        self.faces.clear();
+        for _ in 0..MAX_REROLLS {
+            let start = self.faces.len();
+            for _ in 0..spec.count {
+                let f = self.below(spec.sides) + spec.lowest_face();
+                self.faces.push(f);
+            }
+            let v = spec.read_faces(&self.faces[start..]);
+            if !spec.in_reroll(v) {
+                return Ok(v);
+            }
+        }
+        Err(Error::RerollLimit)
+    }
+
+    fn last_faces(&self) -> &[u16] {
+        &self.faces
+    }
+}
+
+/// Dice whose faces are given in advance (e.g. `--dice 6,6,5,4`), consumed in order, exactly
+/// `faces_needed()` per throw (rerolled throws consume more).
+pub struct Scripted {
+    script: Vec<i64>,
+    pos: usize,
+    faces: Vec<u16>,
+}
+
+impl Scripted {
+    pub fn new(faces: Vec<i64>) -> Self {
+        Scripted {
+            script: faces,
+            pos: 0,
+            faces: Vec::new(),
+        }
+    }
+
+    /// Faces consumed so far.
+    pub fn used(&self) -> usize {
+        self.pos
+    }
+
+    /// Faces not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.script.len() - self.pos
+    }
+}
+
+impl Dice for Scripted {
+    fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
+        spec.validate()?;
+        self.faces.clear();
+        let (lo, hi) = (spec.lowest_face(), spec.highest_face());
+        // Consumption is committed only when the whole roll succeeds, so an error leaves the
+        // script where it was and `used()` stays meaningful.
+        let mut pos = self.pos;
+        for _ in 0..MAX_REROLLS {
+            let needed = spec.faces_needed();
+            let rest = self.script.get(pos..).unwrap_or(&[]);
+            if rest.len() < needed {
+                return Err(Error::ScriptExhausted {
+                    needed,
+                    position: pos,
+                    remaining: rest.len(),
+                });
+            }
+            let start = self.faces.len();
+            for (i, &face) in rest[..needed].iter().enumerate() {
+                match u16::try_from(face) {
+                    Ok(f) if (lo..=hi).contains(&f) => self.faces.push(f),
+                    _ => {
+                        return Err(Error::FaceOutOfRange {
+                            face,
+                            sides: spec.sides,
+                            position: pos + i,
+                            zero_based: spec.zero_based,
+                        })
+                    }
+                }
+            }
+            pos += needed;
+            let v = spec.read_faces(&self.faces[start..]);
+            if !spec.in_reroll(v) {
+                self.pos = pos;
+                return Ok(v);
+            }
+        }
+        Err(Error::RerollLimit)
+    }
+
+    fn last_faces(&self) -> &[u16] {
+        &self.faces
+    }
+}

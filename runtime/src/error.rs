@@ -1,0 +1,122 @@
+//! The single error type shared by dice, input binding, exact odds and generated resolvers.
+//!
+//! Messages are lowercase with no trailing period, name the problem, and list the nearest valid
+//! choices where there are any, because the CLI prints them verbatim after `error: `.
+
+use serde::Serialize;
+
+/// One failed `require` in the rules: where the rule is written and what it demands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub cite: String,
+    pub message: String,
+}
+
+/// Everything that can go wrong at run time. `Clone + PartialEq` so tests can compare whole errors.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// A scripted throw needed `needed` faces at 0-based script index `position` but only
+    /// `remaining` were left.
+    #[error("dice script ran out: a throw needs {needed} face(s) at script position {pos} but only {remaining} remain", pos = .position + 1)]
+    ScriptExhausted { needed: usize, position: usize, remaining: usize },
+    /// A scripted face is not on the die. `position` is the 0-based script index.
+    #[error("scripted face {face} at script position {pos} is not on a {die}; valid faces are {range}",
+        pos = .position + 1, die = die_name(*.sides, *.zero_based), range = face_range(*.sides, *.zero_based))]
+    FaceOutOfRange {
+        face: i64,
+        sides: u16,
+        position: usize,
+        zero_based: bool,
+    },
+    #[error("dice reroll limit reached: the throws kept landing in the reroll range")]
+    RerollLimit,
+    #[error("dice expression {notation} is too large to handle exactly")]
+    DiceTooLarge { notation: String },
+    #[error("too many dice outcomes to enumerate exactly (more than {limit} branches)")]
+    TooManyBranches { limit: u64 },
+    #[error("arithmetic overflow")]
+    Overflow,
+    #[error("division by zero")]
+    DivisionByZero,
+    #[error("invalid operation: {what}")]
+    Domain { what: String },
+    #[error("unknown {what} `{name}`{}", did_you_mean(.nearest))]
+    Unknown { what: String, name: String, nearest: Vec<String> },
+    #[error("{input} = {value} is out of range {min}..={max}")]
+    OutOfRange {
+        input: String,
+        value: String,
+        min: String,
+        max: String,
+    },
+    #[error("missing required input `{input}` ({ty})")]
+    MissingInput { input: String, ty: String },
+    #[error("invalid value `{text}` for {input}: expected {expected}")]
+    BadValue { input: String, text: String, expected: String },
+    #[error("the rules reject this situation: {}", violations_text(.violations))]
+    Rejected { violations: Vec<Violation> },
+    #[error("internal error: {message}")]
+    Internal { message: String },
+}
+
+impl Error {
+    /// Shorthand used by generated code and the binder.
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::Internal { message: message.into() }
+    }
+
+    /// True for errors caused by what the user typed (names, values, dice scripts) rather than by
+    /// the rules themselves; the CLI maps these to exit code 2.
+    pub fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            Error::ScriptExhausted { .. }
+                | Error::FaceOutOfRange { .. }
+                | Error::Unknown { .. }
+                | Error::OutOfRange { .. }
+                | Error::MissingInput { .. }
+                | Error::BadValue { .. }
+        )
+    }
+}
+
+fn die_name(sides: u16, zero_based: bool) -> String {
+    if zero_based {
+        format!("zero-based d{sides}")
+    } else {
+        format!("d{sides}")
+    }
+}
+
+fn face_range(sides: u16, zero_based: bool) -> String {
+    if zero_based {
+        format!("0..={}", sides.saturating_sub(1))
+    } else {
+        format!("1..={sides}")
+    }
+}
+
+fn did_you_mean(nearest: &[String]) -> String {
+    if nearest.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = nearest.iter().map(|n| format!("`{n}`")).collect();
+    format!("; did you mean {}", list.join(", "))
+}
+
+fn violations_text(v: &[Violation]) -> String {
+    if v.is_empty() {
+        return "no reason given".to_string();
+    }
+    let parts: Vec<String> = v
+        .iter()
+        .map(|x| {
+            if x.cite.is_empty() {
+                x.message.clone()
+            } else {
+                format!("{} [{}]", x.message, x.cite)
+            }
+        })
+        .collect();
+    parts.join("; ")
+}

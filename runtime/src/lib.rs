@@ -1,0 +1,29 @@
+//! rulebook-runtime: the small, game-agnostic library generated resolvers link against — exact
+//! numbers, dice (seeded, scripted, enumerated), traces, dynamic values, input binding and exact
+//! odds. `API.md` in this crate is the contract with the compiler's generated code.
+#![forbid(unsafe_code)]
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod bind;
+pub mod dice;
+pub mod error;
+pub mod num;
+pub mod odds;
+pub mod registry;
+pub mod trace;
+pub mod value;
+
+pub use bind::{bind_inputs, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
+pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
+pub use error::{Error, Violation};
+pub use num::{div_ceil, div_floor, div_round_half_up, isqrt, Dec};
+pub use odds::{enumerate, enumerate_with_limit, odds_dyn, Distribution, Enumerator, Prob};
+pub use registry::{
+    find_resolver, find_system, EnumInfo, FieldInfo, InputInfo, OptionInfo, ResolverInfo, RunFn, SystemInfo, TableInfo, Ty,
+};
+pub use trace::{Event, NoTrace, Recorder, Trace};
+pub use value::{
+    get_bool, get_dec, get_enum, get_int, get_key, get_list, get_text, value_as_bool, value_as_dec, value_as_enum, value_as_int,
+    value_as_key, value_as_text, EnumType, Inputs, Key, Value,
+};

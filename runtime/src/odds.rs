@@ -1,0 +1,469 @@
+//! Exact odds: `Prob` (an exact probability that stays in u128 while it can), `Enumerator` (a
+//! `Dice` that walks every distinct outcome of every roll, depth first) and `enumerate`, which
+//! turns a resolver into its complete outcome distribution.
+//!
+//! Method: the resolver is re-run once per leaf of the roll tree. A `path` of (branch, branch
+//! count) per roll drives the replay: rolls before the last branching point repeat their earlier
+//! choice, the next roll takes its next branch, and rolls never seen before start at branch 0.
+//! Each roll branches over the DISTINCT read values of its dice (4d6 has 21 branches, not 1296
+//! face combinations), weighted by how many face combinations give that value. This needs the
+//! resolver to be deterministic given its rolls, which generated code is.
+
+use crate::dice::{Dice, DiceSpec};
+use crate::error::Error;
+use crate::registry::ResolverInfo;
+use crate::trace::NoTrace;
+use crate::value::{Inputs, Value};
+use num_bigint::{BigInt, BigUint};
+use num_integer::Integer;
+use num_rational::{BigRational, Ratio};
+use num_traits::{CheckedAdd, CheckedMul, One, ToPrimitive, Zero};
+use serde::{Serialize, Serializer};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Exact probability: `Small(Ratio<u128>)` with checked arithmetic, falling back to
+/// `Big(BigRational)` on overflow. Constructors keep values `Small` whenever they fit, but
+/// equality and ordering are by value either way.
+#[derive(Clone, Debug)]
+pub enum Prob {
+    Small(Ratio<u128>),
+    Big(BigRational),
+}
+
+impl Prob {
+    pub fn zero() -> Prob {
+        Prob::Small(Ratio::new_raw(0, 1))
+    }
+
+    pub fn one() -> Prob {
+        Prob::Small(Ratio::new_raw(1, 1))
+    }
+
+    /// `n/d`, reduced; `Error::DivisionByZero` when d = 0.
+    pub fn new(n: u128, d: u128) -> Result<Prob, Error> {
+        if d == 0 {
+            return Err(Error::DivisionByZero);
+        }
+        let g = n.gcd(&d);
+        Ok(Prob::Small(Ratio::new_raw(n / g, d / g)))
+    }
+
+    pub fn to_big(&self) -> BigRational {
+        match self {
+            Prob::Small(r) => BigRational::new_raw(BigInt::from(*r.numer()), BigInt::from(*r.denom())),
+            Prob::Big(b) => b.clone(),
+        }
+    }
+
+    /// Demotes a big value to `Small` when numerator and denominator fit (keeps the fast path).
+    fn from_big(b: BigRational) -> Prob {
+        match (b.numer().to_u128(), b.denom().to_u128()) {
+            (Some(n), Some(d)) => Prob::Small(Ratio::new_raw(n, d)),
+            _ => Prob::Big(b),
+        }
+    }
+
+    pub fn add(&self, o: &Prob) -> Prob {
+        if let (Prob::Small(a), Prob::Small(b)) = (self, o) {
+            if let Some(s) = a.checked_add(b) {
+                return Prob::Small(s);
+            }
+        }
+        Prob::from_big(self.to_big() + o.to_big())
+    }
+
+    pub fn mul(&self, o: &Prob) -> Prob {
+        if let (Prob::Small(a), Prob::Small(b)) = (self, o) {
+            if let Some(s) = a.checked_mul(b) {
+                return Prob::Small(s);
+            }
+        }
+        Prob::from_big(self.to_big() * o.to_big())
+    }
+
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Prob::Small(r) => r.is_zero(),
+            Prob::Big(b) => b.is_zero(),
+        }
+    }
+
+    /// Percentage with `decimals` digits after the point, exact integer arithmetic, halves
+    /// rounded up: 145/432 -> "33.56".
+    pub fn percent(&self, decimals: u32) -> String {
+        let b = self.to_big();
+        let neg = b.numer().sign() == num_bigint::Sign::Minus;
+        let n: BigUint = b.numer().magnitude().clone();
+        let d: BigUint = b.denom().magnitude().clone();
+        if d.is_zero() {
+            return "NaN".to_string();
+        }
+        let scaled = n * BigUint::from(100u32) * BigUint::from(10u32).pow(decimals);
+        let (mut q, r) = scaled.div_rem(&d);
+        if r * 2u32 >= d {
+            q += 1u32;
+        }
+        let mut digits = q.to_string();
+        let decimals = decimals as usize;
+        if decimals > 0 {
+            while digits.len() <= decimals {
+                digits.insert(0, '0');
+            }
+            digits.insert(digits.len() - decimals, '.');
+        }
+        if neg && q_is_nonzero(&digits) {
+            digits.insert(0, '-');
+        }
+        digits
+    }
+
+    /// round(p * k), halves up, exact integer arithmetic; saturates at u64::MAX. For bar charts:
+    /// `"█".repeat(p.scale_round(40))`. Negative values (only constructible by hand) give 0.
+    pub fn scale_round(&self, k: u64) -> u64 {
+        let b = self.to_big();
+        if b.numer().sign() == num_bigint::Sign::Minus {
+            return 0;
+        }
+        let n = b.numer().magnitude() * BigUint::from(k);
+        let d = b.denom().magnitude();
+        if d.is_zero() {
+            return 0;
+        }
+        let (mut q, r) = n.div_rem(d);
+        if r * 2u32 >= *d {
+            q += 1u32;
+        }
+        q.to_u64().unwrap_or(u64::MAX)
+    }
+
+    /// "145/432", reduced ("0/1", "1/1" for the extremes).
+    pub fn numer_denom_string(&self) -> String {
+        match self {
+            Prob::Small(r) => format!("{}/{}", r.numer(), r.denom()),
+            Prob::Big(b) => format!("{}/{}", b.numer(), b.denom()),
+        }
+    }
+}
+
+fn q_is_nonzero(digits: &str) -> bool {
+    digits.bytes().any(|b| b.is_ascii_digit() && b != b'0')
+}
+
+impl PartialEq for Prob {
+    fn eq(&self, o: &Prob) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Prob {}
+
+impl PartialOrd for Prob {
+    fn partial_cmp(&self, o: &Prob) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Prob {
+    fn cmp(&self, o: &Prob) -> Ordering {
+        match (self, o) {
+            // Ratio's comparison works by continued fractions and never overflows.
+            (Prob::Small(a), Prob::Small(b)) => a.cmp(b),
+            _ => self.to_big().cmp(&o.to_big()),
+        }
+    }
+}
+
+impl fmt::Display for Prob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.numer_denom_string())
+    }
+}
+
+impl Serialize for Prob {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.numer_denom_string())
+    }
+}
+
+/// An exact outcome distribution, sorted by outcome; probabilities sum to exactly 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Distribution<O> {
+    pub outcomes: Vec<(O, Prob)>,
+}
+
+impl<O> Distribution<O> {
+    /// Total probability of the outcomes satisfying `pred`.
+    pub fn probability(&self, mut pred: impl FnMut(&O) -> bool) -> Prob {
+        self.outcomes
+            .iter()
+            .filter(|(o, _)| pred(o))
+            .fold(Prob::zero(), |acc, (_, p)| acc.add(p))
+    }
+
+    /// Sum of all probabilities (exactly 1 for a distribution from `enumerate`).
+    pub fn total(&self) -> Prob {
+        self.probability(|_| true)
+    }
+
+    /// Distribution of `f(outcome)`: e.g. the marginal distribution of one outcome field.
+    pub fn marginal<K: Ord>(&self, mut f: impl FnMut(&O) -> K) -> Distribution<K> {
+        let mut m: BTreeMap<K, Prob> = BTreeMap::new();
+        for (o, p) in &self.outcomes {
+            let slot = m.entry(f(o)).or_insert_with(Prob::zero);
+            *slot = slot.add(p);
+        }
+        Distribution {
+            outcomes: m.into_iter().collect(),
+        }
+    }
+}
+
+/// Most leaves (complete replays) one enumeration may visit.
+pub const MAX_LEAVES: u64 = 50_000_000;
+
+/// One roll on the current path.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    branch: u32,
+    count: u32,
+    /// Index into `Enumerator::cache`, also used to detect a resolver that rolls differently on
+    /// replay.
+    cache: u32,
+}
+
+/// A cached distribution: values and counts of the DISTINCT read values, and their total.
+#[derive(Debug)]
+struct Cached {
+    spec: DiceSpec,
+    dist: Vec<(i64, u64)>,
+    total: u64,
+}
+
+/// `Dice` that enumerates every distinct read value of every roll; see the module docs.
+///
+/// The leaf weight is kept as an unreduced u128 fraction (product of count/total along the
+/// path), so the hot path is two checked multiplications and no allocation. If it overflows the
+/// leaf's weight is rebuilt exactly as a `BigRational` from the path.
+#[derive(Debug)]
+pub struct Enumerator {
+    path: Vec<Step>,
+    depth: usize,
+    num: u128,
+    den: u128,
+    overflowed: bool,
+    cache: Vec<Cached>,
+}
+
+impl Default for Enumerator {
+    fn default() -> Self {
+        Enumerator::new()
+    }
+}
+
+impl Enumerator {
+    pub fn new() -> Self {
+        Enumerator {
+            path: Vec::new(),
+            depth: 0,
+            num: 1,
+            den: 1,
+            overflowed: false,
+            cache: Vec::new(),
+        }
+    }
+
+    /// Index of `spec`'s distribution in the cache, computing it on first use. A linear scan:
+    /// resolvers use a handful of distinct specs, and comparing a few small fields beats hashing.
+    fn cached(&mut self, spec: &DiceSpec) -> Result<usize, Error> {
+        if let Some(i) = self.cache.iter().position(|c| c.spec == *spec) {
+            return Ok(i);
+        }
+        let dist = spec.distribution()?;
+        let total = dist.iter().map(|&(_, c)| c).sum();
+        if u32::try_from(dist.len()).is_err() {
+            return Err(Error::DiceTooLarge { notation: spec.notation() });
+        }
+        self.cache.push(Cached { spec: *spec, dist, total });
+        Ok(self.cache.len() - 1)
+    }
+
+    fn start_leaf(&mut self) {
+        self.depth = 0;
+        self.num = 1;
+        self.den = 1;
+        self.overflowed = false;
+    }
+
+    /// Moves the path to the next leaf; false when every leaf has been visited.
+    fn advance(&mut self) -> bool {
+        while let Some(last) = self.path.last_mut() {
+            if last.branch + 1 < last.count {
+                last.branch += 1;
+                return true;
+            }
+            self.path.pop();
+        }
+        false
+    }
+
+    /// The current leaf's weight as an unreduced fraction, or the exact big value on overflow.
+    fn leaf_weight(&self) -> Result<Weight, Error> {
+        if !self.overflowed {
+            return Ok(Weight::Small(self.num, self.den));
+        }
+        let mut w = BigRational::one();
+        for step in &self.path[..self.depth.min(self.path.len())] {
+            let c = self
+                .cache
+                .get(step.cache as usize)
+                .ok_or_else(|| Error::internal("enumerator cache index"))?;
+            let &(_, count) = c
+                .dist
+                .get(step.branch as usize)
+                .ok_or_else(|| Error::internal("enumerator branch index"))?;
+            w *= BigRational::new(BigInt::from(count), BigInt::from(c.total));
+        }
+        Ok(Weight::Big(w))
+    }
+}
+
+impl Dice for Enumerator {
+    fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
+        let ci = self.cached(spec)?;
+        let branch = match self.path.get(self.depth) {
+            Some(step) => {
+                if step.cache as usize != ci {
+                    return Err(Error::internal(
+                        "resolver rolled different dice when replayed; it must be deterministic",
+                    ));
+                }
+                step.branch
+            }
+            None => {
+                let count = self.cache.get(ci).map_or(0, |c| c.dist.len());
+                // Fits: checked when the distribution was cached.
+                self.path.push(Step {
+                    branch: 0,
+                    count: count as u32,
+                    cache: ci as u32,
+                });
+                0
+            }
+        };
+        self.depth += 1;
+        let c = self.cache.get(ci).ok_or_else(|| Error::internal("enumerator cache index"))?;
+        let &(value, count) = c
+            .dist
+            .get(branch as usize)
+            .ok_or_else(|| Error::internal("enumerator branch index"))?;
+        if !self.overflowed {
+            match (self.num.checked_mul(u128::from(count)), self.den.checked_mul(u128::from(c.total))) {
+                (Some(n), Some(d)) => {
+                    self.num = n;
+                    self.den = d;
+                }
+                _ => self.overflowed = true,
+            }
+        }
+        Ok(value)
+    }
+
+    fn last_faces(&self) -> &[u16] {
+        &[]
+    }
+}
+
+/// A leaf weight or accumulated probability before reduction.
+enum Weight {
+    Small(u128, u128),
+    Big(BigRational),
+}
+
+impl Weight {
+    fn to_big(&self) -> BigRational {
+        match self {
+            Weight::Small(n, d) => BigRational::new(BigInt::from(*n), BigInt::from(*d)),
+            Weight::Big(b) => b.clone(),
+        }
+    }
+
+    /// Adds `o`. Leaves of the same outcome usually share a denominator (same dice on the way),
+    /// which makes this one u128 addition; otherwise a common denominator, then big numbers.
+    fn add(&mut self, o: &Weight) {
+        if let (Weight::Small(n1, d1), Weight::Small(n2, d2)) = (&*self, o) {
+            let (n1, d1, n2, d2) = (*n1, *d1, *n2, *d2);
+            let sum = if d1 == d2 {
+                n1.checked_add(n2).map(|n| (n, d1))
+            } else {
+                let g = d1.gcd(&d2);
+                (d1 / g).checked_mul(d2).and_then(|l| {
+                    let a = n1.checked_mul(l / d1)?;
+                    let b = n2.checked_mul(l / d2)?;
+                    a.checked_add(b).map(|n| (n, l))
+                })
+            };
+            if let Some((n, d)) = sum {
+                *self = Weight::Small(n, d);
+                return;
+            }
+        }
+        *self = Weight::Big(self.to_big() + o.to_big());
+    }
+
+    fn into_prob(self) -> Prob {
+        match self {
+            Weight::Small(n, d) => {
+                let g = n.gcd(&d).max(1);
+                Prob::Small(Ratio::new_raw(n / g, d / g))
+            }
+            Weight::Big(b) => Prob::from_big(b),
+        }
+    }
+}
+
+/// Runs `f` once per leaf of its roll tree and merges identical outcomes with exact weights.
+/// `Error::TooManyBranches` past `MAX_LEAVES` leaves; any error from `f` aborts the enumeration.
+pub fn enumerate<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<O, Error>>(f: F) -> Result<Distribution<O>, Error> {
+    enumerate_with_limit(MAX_LEAVES, f)
+}
+
+/// `enumerate` with a caller-chosen leaf limit (tests, or a CLI wanting a quicker give-up).
+pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
+    limit: u64,
+    mut f: F,
+) -> Result<Distribution<O>, Error> {
+    let mut e = Enumerator::new();
+    let mut acc: BTreeMap<O, Weight> = BTreeMap::new();
+    let mut leaves: u64 = 0;
+    loop {
+        leaves += 1;
+        if leaves > limit {
+            return Err(Error::TooManyBranches { limit });
+        }
+        e.start_leaf();
+        let outcome = f(&mut e)?;
+        if e.depth < e.path.len() {
+            return Err(Error::internal("resolver made fewer rolls when replayed; it must be deterministic"));
+        }
+        let w = e.leaf_weight()?;
+        match acc.get_mut(&outcome) {
+            Some(slot) => slot.add(&w),
+            None => {
+                acc.insert(outcome, w);
+            }
+        }
+        if !e.advance() {
+            break;
+        }
+    }
+    Ok(Distribution {
+        outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
+    })
+}
+
+/// Exact outcome distribution of a registered resolver (untraced).
+pub fn odds_dyn(r: &ResolverInfo, inputs: &Inputs) -> Result<Distribution<Value>, Error> {
+    enumerate(|dice| (r.run_quiet)(dice, &mut NoTrace, inputs))
+}

@@ -1,0 +1,223 @@
+//! The static description of compiled rule systems that the CLI walks: systems, resolvers, their
+//! typed inputs and outputs, tables and enums. Generated code builds these as `static`s.
+
+use crate::dice::Dice;
+use crate::error::Error;
+use crate::trace::{NoTrace, Recorder};
+use crate::value::{Inputs, Value};
+use std::fmt;
+
+/// API.md documents input binding with the registry; it lives in `bind`.
+pub use crate::bind::{bind_inputs, parse_value, yaml_to_value};
+
+/// Type of a resolver input or output field.
+#[derive(Debug)]
+pub enum Ty {
+    Bool,
+    Int {
+        min: i64,
+        max: i64,
+    },
+    Dec,
+    Text,
+    Enum(&'static EnumInfo),
+    Key(&'static [&'static TableInfo]),
+    List(&'static Ty),
+    /// An optional value: `none` (or `-`, or empty text) or a value of the inner type.
+    Opt(&'static Ty),
+    /// A record type, by type name.
+    Record(&'static str),
+}
+
+impl fmt::Display for Ty {
+    /// "int 0..=12", "bool", "decimal", "Action (weapon_fire|counter_fire)", "key of pistols|rifles",
+    /// "list of key of gadgets". Unbounded int sides are left out ("int", "int 0..").
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Bool => f.write_str("bool"),
+            Ty::Int { min, max } => match (*min == i64::MIN, *max == i64::MAX) {
+                (true, true) => f.write_str("int"),
+                (false, true) => write!(f, "int {min}.."),
+                (true, false) => write!(f, "int ..={max}"),
+                (false, false) => write!(f, "int {min}..={max}"),
+            },
+            Ty::Dec => f.write_str("decimal"),
+            Ty::Text => f.write_str("text"),
+            Ty::Enum(e) => write!(f, "{} ({})", e.name, e.variants.join("|")),
+            Ty::Key(tables) => {
+                let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
+                write!(f, "key of {}", names.join("|"))
+            }
+            Ty::List(inner) => write!(f, "list of {inner}"),
+            Ty::Opt(inner) => write!(f, "{inner} or none"),
+            Ty::Record(name) => f.write_str(name),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct EnumInfo {
+    pub name: &'static str,
+    pub variants: &'static [&'static str],
+}
+
+#[derive(Debug)]
+pub struct TableInfo {
+    pub id: u16,
+    pub name: &'static str,
+    pub title: &'static str,
+    pub cite: &'static str,
+    /// "keyed" | "range" | "matrix" | "step"
+    pub kind: &'static str,
+    /// (column name, column type text)
+    pub columns: &'static [(&'static str, &'static str)],
+    /// Keyed tables: row names in row order.
+    pub keys: &'static [&'static str],
+    /// Alias text -> row index.
+    pub aliases: &'static [(&'static str, u16)],
+    pub rows: usize,
+}
+
+#[derive(Debug)]
+pub struct InputInfo {
+    pub name: &'static str,
+    pub ty: &'static Ty,
+    /// Default as text, parsed like `--set`.
+    pub default: Option<&'static str>,
+    pub doc: &'static str,
+    /// An optional-rule switch.
+    pub optional_rule: bool,
+    pub cite: &'static str,
+}
+
+#[derive(Debug)]
+pub struct FieldInfo {
+    pub name: &'static str,
+    pub ty: &'static Ty,
+    pub doc: &'static str,
+}
+
+/// A resolver entry point taking dynamic inputs.
+pub type RunFn<T> = fn(&mut dyn Dice, &mut T, &Inputs) -> Result<Value, Error>;
+
+pub struct ResolverInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub cite: &'static str,
+    pub doc: &'static str,
+    pub inputs: &'static [InputInfo],
+    pub outputs: &'static [FieldInfo],
+    pub run_traced: RunFn<Recorder>,
+    pub run_quiet: RunFn<NoTrace>,
+}
+
+impl fmt::Debug for ResolverInfo {
+    // Function pointers print as addresses, which would make debug output nondeterministic.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResolverInfo")
+            .field("name", &self.name)
+            .field("title", &self.title)
+            .field("cite", &self.cite)
+            .field("inputs", &self.inputs)
+            .field("outputs", &self.outputs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResolverInfo {
+    pub fn input(&self, name: &str) -> Option<&'static InputInfo> {
+        self.inputs.iter().find(|i| i.name == name)
+    }
+}
+
+#[derive(Debug)]
+pub struct OptionInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub cite: &'static str,
+}
+
+#[derive(Debug)]
+pub struct SystemInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub cite_prefix: &'static str,
+    pub resolvers: &'static [ResolverInfo],
+    pub tables: &'static [TableInfo],
+    pub enums: &'static [&'static EnumInfo],
+    pub options: &'static [OptionInfo],
+}
+
+impl SystemInfo {
+    pub fn resolver(&self, name: &str) -> Option<&'static ResolverInfo> {
+        self.resolvers.iter().find(|r| r.name == name)
+    }
+
+    pub fn table_by_id(&self, id: u16) -> Option<&'static TableInfo> {
+        self.tables.iter().find(|t| t.id == id)
+    }
+
+    pub fn table(&self, name: &str) -> Option<&'static TableInfo> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+/// A system by name; unknown -> `Error::Unknown{what:"system"}` with the nearest names.
+pub fn find_system(systems: &[&'static SystemInfo], name: &str) -> Result<&'static SystemInfo, Error> {
+    if let Some(s) = systems.iter().find(|s| s.name == name) {
+        return Ok(s);
+    }
+    let folded = crate::bind::normalize(name);
+    let mut it = systems.iter().filter(|s| crate::bind::normalize(s.name) == folded);
+    if let (Some(s), None) = (it.next(), it.next()) {
+        return Ok(s);
+    }
+    let names: Vec<&str> = systems.iter().map(|s| s.name).collect();
+    Err(Error::Unknown {
+        what: "system".into(),
+        name: name.into(),
+        nearest: crate::bind::nearest(name, &names, 5),
+    })
+}
+
+/// Resolves "system.resolver" (e.g. "starleader.fire"). A bare resolver name is accepted when
+/// exactly one system has it. Unknown -> `Error::Unknown{what:"resolver"}` whose `nearest` are
+/// full "system.resolver" paths.
+pub fn find_resolver(systems: &[&'static SystemInfo], path: &str) -> Result<(&'static SystemInfo, &'static ResolverInfo), Error> {
+    let all: Vec<(&'static SystemInfo, &'static ResolverInfo)> =
+        systems.iter().flat_map(|s| s.resolvers.iter().map(move |r| (*s, r))).collect();
+    let full = |s: &SystemInfo, r: &ResolverInfo| format!("{}.{}", s.name, r.name);
+    let candidates: Vec<String> = all.iter().map(|(s, r)| full(s, r)).collect();
+    let unknown = || {
+        let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
+        Error::Unknown {
+            what: "resolver".into(),
+            name: path.into(),
+            nearest: crate::bind::nearest(path, &refs, 5),
+        }
+    };
+    let matches: Vec<_> = match path.split_once('.') {
+        Some((sys, res)) => {
+            let system = find_system(systems, sys)?;
+            let exact: Vec<_> = all
+                .iter()
+                .filter(|(s, r)| s.name == system.name && r.name == res)
+                .copied()
+                .collect();
+            if exact.is_empty() {
+                let folded = crate::bind::normalize(res);
+                all.iter()
+                    .filter(|(s, r)| s.name == system.name && crate::bind::normalize(r.name) == folded)
+                    .copied()
+                    .collect()
+            } else {
+                exact
+            }
+        }
+        None => all.iter().filter(|(_, r)| r.name == path).copied().collect(),
+    };
+    match matches.as_slice() {
+        [one] => Ok(*one),
+        _ => Err(unknown()),
+    }
+}

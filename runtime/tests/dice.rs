@@ -1,0 +1,280 @@
+//! Dice tests: exact distributions against counts worked out independently (by hand or a
+//! brute-force script), the pinned seeded stream, scripted consumption and its errors, and a
+//! seeded Monte Carlo run checked against the exact answer.
+
+use rulebook_runtime::{Dice, DiceSpec, Error, Prob, Read, Scripted, Seeded};
+
+const fn spec(count: u16, sides: u16, zero_based: bool, read: Read, reroll: Option<(i64, i64)>) -> DiceSpec {
+    DiceSpec {
+        count,
+        sides,
+        zero_based,
+        read,
+        reroll,
+    }
+}
+
+/// (spec, expected distribution). Expected counts for the non-trivial reads were produced by a
+/// separate brute-force enumeration in Python, not by this crate.
+fn cases() -> Vec<(DiceSpec, Vec<(i64, u64)>)> {
+    let seq = |lo: i64, counts: &[u64]| counts.iter().enumerate().map(|(i, &c)| (lo + i as i64, c)).collect::<Vec<_>>();
+    vec![
+        (DiceSpec::new(1, 6), seq(1, &[1; 6])),
+        (DiceSpec::new(2, 6), seq(2, &[1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1])),
+        (
+            DiceSpec::new(4, 6),
+            seq(
+                4,
+                &[
+                    1, 4, 10, 20, 35, 56, 80, 104, 125, 140, 146, 140, 125, 104, 80, 56, 35, 20, 10, 4, 1,
+                ],
+            ),
+        ),
+        (
+            spec(3, 6, false, Read::KeepLowest(2), None),
+            seq(2, &[16, 27, 34, 36, 34, 27, 19, 12, 7, 3, 1]),
+        ),
+        (
+            spec(3, 6, false, Read::KeepHighest(2), None),
+            seq(2, &[1, 3, 7, 12, 19, 27, 34, 36, 34, 27, 16]),
+        ),
+        (
+            spec(4, 6, false, Read::KeepHighest(3), None),
+            seq(3, &[1, 4, 10, 21, 38, 62, 91, 122, 148, 167, 172, 160, 131, 94, 54, 21]),
+        ),
+        (spec(2, 6, false, Read::Flux, None), seq(-5, &[1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1])),
+        (spec(2, 6, false, Read::BadFlux, None), seq(-5, &[2, 4, 6, 8, 10, 6])),
+        (spec(2, 10, true, Read::Percentile, None), seq(1, &[1; 100])),
+        (
+            spec(2, 6, false, Read::SumFloor { per_die: -2, floor: 0 }, None),
+            seq(0, &[4, 4, 5, 6, 7, 4, 3, 2, 1]),
+        ),
+        (spec(2, 6, false, Read::Sum, Some((10, 12))), seq(2, &[1, 2, 3, 4, 5, 6, 5, 4])),
+        (spec(1, 10, true, Read::Sum, None), seq(0, &[1; 10])),
+    ]
+}
+
+#[test]
+fn distributions_match_independent_counts() {
+    for (s, expected) in cases() {
+        let got = s.distribution().unwrap();
+        assert_eq!(got, expected, "{}", s.notation());
+        let total: u64 = expected.iter().map(|&(_, c)| c).sum();
+        assert_eq!(s.total().unwrap(), total, "{}", s.notation());
+        // min/max describe the read before reroll exclusion.
+        if s.reroll.is_none() {
+            assert_eq!(
+                (s.min(), s.max()),
+                (expected[0].0, expected[expected.len() - 1].0),
+                "{}",
+                s.notation()
+            );
+        }
+    }
+}
+
+#[test]
+fn reroll_removes_values_and_total() {
+    let s = spec(2, 6, false, Read::Sum, Some((10, 12)));
+    assert_eq!(s.total().unwrap(), 30);
+    assert!(s.distribution().unwrap().iter().all(|&(v, _)| v < 10));
+    let all = spec(1, 6, false, Read::Sum, Some((1, 6)));
+    assert_eq!(all.distribution(), Err(Error::RerollLimit));
+}
+
+#[test]
+fn four_d6_cumulative_probabilities() {
+    let dist = DiceSpec::new(4, 6).distribution().unwrap();
+    let at_most = |t: i64| dist.iter().filter(|&&(v, _)| v <= t).map(|&(_, c)| u128::from(c)).sum::<u128>();
+    assert_eq!(Prob::new(at_most(12), 1296).unwrap(), Prob::new(145, 432).unwrap());
+    assert_eq!(Prob::new(at_most(10), 1296).unwrap(), Prob::new(103, 648).unwrap());
+}
+
+#[test]
+fn notation() {
+    for (s, text) in [
+        (DiceSpec::new(4, 6), "4d6"),
+        (DiceSpec::new(1, 6), "1d6"),
+        (spec(2, 6, false, Read::Flux, None), "2d6 flux"),
+        (spec(2, 6, false, Read::BadFlux, None), "2d6 bad flux"),
+        (spec(3, 6, false, Read::KeepLowest(2), None), "3d6 keep lowest 2"),
+        (spec(2, 10, true, Read::Percentile, None), "d100"),
+        (spec(2, 6, false, Read::Sum, Some((10, 12))), "2d6 reroll 10-12"),
+        (spec(1, 10, true, Read::Sum, None), "1d10 (0-9)"),
+        (
+            spec(2, 6, false, Read::SumFloor { per_die: -2, floor: 0 }, None),
+            "2d6 -2 each (min 0)",
+        ),
+    ] {
+        assert_eq!(s.notation(), text);
+    }
+}
+
+#[test]
+fn invalid_and_oversized_specs_are_errors_not_panics() {
+    for s in [
+        DiceSpec::new(0, 6),
+        DiceSpec::new(2, 0),
+        spec(3, 6, false, Read::Flux, None),
+        spec(2, 6, false, Read::Percentile, None),
+        spec(2, 6, false, Read::KeepHighest(3), None),
+    ] {
+        assert!(matches!(s.distribution(), Err(Error::Domain { .. })), "{s:?}");
+        assert!(matches!(Seeded::new(1).roll(&s), Err(Error::Domain { .. })), "{s:?}");
+    }
+    for s in [
+        DiceSpec::new(100, 1000),
+        spec(9, 6, false, Read::KeepHighest(3), None),
+        DiceSpec::new(40, 6),
+    ] {
+        assert!(matches!(s.distribution(), Err(Error::DiceTooLarge { .. })), "{s:?}");
+    }
+}
+
+/// Pins the seeded stream. If this fails, every published `--seed` example changes: only accept
+/// a new pin together with a deliberate, announced change of the dice algorithm.
+#[test]
+fn seeded_stream_is_pinned_for_seed_7() {
+    let mut d = Seeded::new(7);
+    let faces: Vec<i64> = (0..12).map(|_| d.roll(&DiceSpec::new(1, 6)).unwrap()).collect();
+    assert_eq!(faces, PINNED_SEED_7_D6);
+    let mut d = Seeded::new(7);
+    assert_eq!(d.roll(&DiceSpec::new(4, 6)).unwrap(), PINNED_SEED_7_D6[..4].iter().sum::<i64>());
+    assert_eq!(
+        d.last_faces().iter().map(|&f| i64::from(f)).collect::<Vec<_>>(),
+        PINNED_SEED_7_D6[..4]
+    );
+    let mut d = Seeded::new(7);
+    let d10: Vec<u16> = (0..6)
+        .map(|_| d.roll(&spec(1, 10, true, Read::Sum, None)).unwrap() as u16)
+        .collect();
+    assert_eq!(d10, PINNED_SEED_7_D10);
+}
+
+// Cross-checked against an independent Python implementation of ChaCha8 (RFC 7539 block function,
+// 8 rounds, key = seed LE in bytes 0..8, counter and nonce 0) with the same rejection rule.
+const PINNED_SEED_7_D6: [i64; 12] = [6, 5, 2, 3, 3, 4, 1, 1, 6, 5, 3, 2];
+const PINNED_SEED_7_D10: [u16; 6] = [3, 6, 9, 8, 2, 3];
+
+#[test]
+fn seeded_is_reproducible_and_seed_sensitive() {
+    let run = |seed| {
+        let mut d = Seeded::new(seed);
+        (0..50).map(|_| d.roll(&DiceSpec::new(3, 6)).unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(run(42), run(42));
+    assert_ne!(run(42), run(43));
+}
+
+#[test]
+fn seeded_reroll_records_all_faces() {
+    let s = spec(2, 6, false, Read::Sum, Some((7, 12)));
+    let mut d = Seeded::new(3);
+    for _ in 0..200 {
+        let v = d.roll(&s).unwrap();
+        assert!((2..=6).contains(&v));
+        let faces = d.last_faces();
+        assert_eq!(faces.len() % 2, 0);
+        let last = &faces[faces.len() - 2..];
+        assert_eq!(i64::from(last[0] + last[1]), v);
+        // Every earlier pair was rerolled.
+        assert!(faces[..faces.len() - 2].chunks(2).all(|p| p[0] + p[1] >= 7));
+    }
+}
+
+/// Monte Carlo with integer counting: 200k seeded throws of 4d6, P(sum <= 12) must be within
+/// 0.01 of the exact 145/432. The seed is fixed, so this is deterministic, not flaky.
+#[test]
+fn seeded_monte_carlo_matches_exact_4d6() {
+    const N: u64 = 200_000;
+    let mut d = Seeded::new(2024);
+    let hits = (0..N).filter(|_| d.roll(&DiceSpec::new(4, 6)).unwrap() <= 12).count() as u64;
+    // |hits/N - 145/432| <= 1/100  <=>  100 * |432 hits - 145 N| <= 432 N
+    let diff = (432 * hits).abs_diff(145 * N);
+    assert!(100 * diff <= 432 * N, "hits {hits} of {N}");
+}
+
+#[test]
+fn scripted_consumes_exact_faces() {
+    let mut d = Scripted::new(vec![6, 5, 4, 3, 2, 1, 6, 6, 3, 4]);
+    assert_eq!(d.roll(&DiceSpec::new(2, 6)), Ok(11));
+    assert_eq!((d.used(), d.remaining()), (2, 8));
+    assert_eq!(d.last_faces(), &[6, 5]);
+    assert_eq!(d.roll(&DiceSpec::new(4, 6)), Ok(10));
+    assert_eq!(d.last_faces(), &[4, 3, 2, 1]);
+    // Rerolled throws consume more faces and are all reported.
+    assert_eq!(d.roll(&spec(2, 6, false, Read::Sum, Some((10, 12)))), Ok(7));
+    assert_eq!(d.last_faces(), &[6, 6, 3, 4]);
+    assert_eq!((d.used(), d.remaining()), (10, 0));
+}
+
+#[test]
+fn scripted_exhaustion_and_range_errors() {
+    let mut d = Scripted::new(vec![3, 4, 5]);
+    assert_eq!(d.roll(&DiceSpec::new(2, 6)), Ok(7));
+    let err = d.roll(&DiceSpec::new(2, 6)).unwrap_err();
+    assert_eq!(
+        err,
+        Error::ScriptExhausted {
+            needed: 2,
+            position: 2,
+            remaining: 1
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "dice script ran out: a throw needs 2 face(s) at script position 3 but only 1 remain"
+    );
+    // A failed roll consumes nothing.
+    assert_eq!(d.used(), 2);
+
+    let mut d = Scripted::new(vec![3, 7]);
+    let err = d.roll(&DiceSpec::new(2, 6)).unwrap_err();
+    assert_eq!(
+        err,
+        Error::FaceOutOfRange {
+            face: 7,
+            sides: 6,
+            position: 1,
+            zero_based: false
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "scripted face 7 at script position 2 is not on a d6; valid faces are 1..=6"
+    );
+    assert_eq!(d.used(), 0);
+
+    let mut d = Scripted::new(vec![0]);
+    assert!(matches!(d.roll(&DiceSpec::new(1, 6)), Err(Error::FaceOutOfRange { face: 0, .. })));
+
+    let d10 = spec(1, 10, true, Read::Sum, None);
+    let mut d = Scripted::new(vec![0, 9, 10]);
+    assert_eq!(d.roll(&d10), Ok(0));
+    assert_eq!(d.roll(&d10), Ok(9));
+    let err = d.roll(&d10).unwrap_err();
+    assert_eq!(
+        err,
+        Error::FaceOutOfRange {
+            face: 10,
+            sides: 10,
+            position: 2,
+            zero_based: true
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "scripted face 10 at script position 3 is not on a zero-based d10; valid faces are 0..=9"
+    );
+
+    let mut d = Scripted::new(vec![-1, i64::MAX]);
+    assert!(matches!(d.roll(&DiceSpec::new(1, 6)), Err(Error::FaceOutOfRange { face: -1, .. })));
+}
+
+#[test]
+fn percentile_reads_double_zero_as_100() {
+    let p = spec(2, 10, true, Read::Percentile, None);
+    let mut d = Scripted::new(vec![0, 0, 0, 7, 9, 9, 4, 2]);
+    let got: Vec<i64> = (0..4).map(|_| d.roll(&p).unwrap()).collect();
+    assert_eq!(got, [100, 7, 99, 42]);
+}

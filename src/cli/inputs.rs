@@ -1,0 +1,86 @@
+//! Shared `--set NAME=VALUE` / `--input FILE.yaml` handling for `roll` and `odds`: reading the
+//! file, binding through the runtime, and showing bound inputs in declaration order.
+
+use super::CliError;
+use clap::Args;
+use rulebook_runtime as rt;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Default)]
+pub struct InputArgs {
+    /// Set an input, e.g. --set target=12 --set weapon="Ghazi 10/7" (repeatable; lists are
+    /// comma-separated; overrides --input)
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
+    pub sets: Vec<(String, String)>,
+    /// Read inputs from a YAML mapping of input names to values
+    #[arg(long, value_name = "FILE.yaml")]
+    pub input: Option<PathBuf>,
+}
+
+/// `NAME=VALUE`; the value may itself contain '='.
+pub fn parse_set(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got `{s}`")),
+    }
+}
+
+/// Reads and parses the YAML input file, naming the file (and line, when YAML is malformed).
+pub fn read_yaml(path: &std::path::Path) -> Result<serde_yaml::Value, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("cannot read input file {}: {e}", path.display())))?;
+    serde_yaml::from_str(&text).map_err(|e| {
+        let msg = e.to_string();
+        let msg = match e.location() {
+            Some(loc) => {
+                // serde_yaml embeds the position in its message; move it next to the file name.
+                let theirs = format!(" at line {} column {}", loc.line(), loc.column());
+                let msg = msg.replacen(&theirs, "", 1);
+                return CliError::usage(format!(
+                    "malformed YAML in {} at line {}, column {}: {msg}",
+                    path.display(),
+                    loc.line(),
+                    loc.column()
+                ));
+            }
+            None => msg,
+        };
+        CliError::usage(format!("malformed YAML in {}: {msg}", path.display()))
+    })
+}
+
+/// Binds `--set` and `--input` for `r`.
+pub fn bind(r: &rt::ResolverInfo, args: &InputArgs) -> Result<rt::Inputs, CliError> {
+    let yaml = match &args.input {
+        Some(path) => Some(read_yaml(path)?),
+        None => None,
+    };
+    let bound = rt::bind_inputs(r, &args.sets, yaml.as_ref());
+    match (bound, &args.input) {
+        // An unknown name in the file is easier to fix when the file is named.
+        (Err(rt::Error::Unknown { what, name, nearest }), Some(path)) if what == "input" && !args.sets.iter().any(|(n, _)| *n == name) => {
+            let e = rt::Error::Unknown { what, name, nearest };
+            Err(CliError::usage(format!("{e} (in {})", path.display())))
+        }
+        (bound, _) => Ok(bound?),
+    }
+}
+
+/// Bound inputs in the resolver's declaration order (the map itself is in name order).
+pub fn ordered<'a>(r: &rt::ResolverInfo, inputs: &'a rt::Inputs) -> Vec<(&'static str, &'a rt::Value)> {
+    r.inputs.iter().filter_map(|i| inputs.get(i.name).map(|v| (i.name, v))).collect()
+}
+
+/// Inputs as a JSON object in declaration order.
+pub fn to_json(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> serde_json::Value {
+    serde_json::Value::Object(ordered(r, inputs).into_iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
+}
+
+/// "  name = value" lines, names aligned.
+pub fn lines(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> String {
+    let items = ordered(r, inputs);
+    if items.is_empty() {
+        return "  (none)\n".to_string();
+    }
+    let width = items.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+    items.iter().map(|(k, v)| format!("  {} = {v}\n", super::pad(k, width))).collect()
+}

@@ -1,0 +1,213 @@
+//! `rulebook list`: what is compiled in — systems; for one system its optional rules, resolvers
+//! (typed inputs and outputs) and tables; or a single resolver. Text or JSON.
+
+use super::{pad, CliError, ListArgs};
+use rulebook_runtime as rt;
+use serde_json::json;
+use std::io::Write;
+
+pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    match args.system.as_deref() {
+        None => list_systems(systems, args.json, out),
+        Some(path) if path.contains('.') => {
+            let (s, r) = super::find_resolver(systems, path)?;
+            if args.json {
+                writeln!(out, "{}", pretty(&resolver_json(s, r))?)?;
+            } else {
+                write_resolver(s, r, out)?;
+            }
+            Ok(())
+        }
+        Some(name) => {
+            if systems.is_empty() {
+                return Err(CliError::usage(format!("unknown system `{name}`: no rule systems are compiled in")));
+            }
+            let s = rt::find_system(systems, name)?;
+            if args.json {
+                writeln!(out, "{}", pretty(&system_json(s))?)?;
+            } else {
+                write_system(s, out)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+pub(crate) fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
+    serde_json::to_string_pretty(v).map_err(|e| CliError {
+        message: format!("cannot encode JSON: {e}"),
+        code: 1,
+    })
+}
+
+fn list_systems(systems: &[&'static rt::SystemInfo], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    if json {
+        let all: Vec<serde_json::Value> = systems
+            .iter()
+            .map(|s| {
+                json!({
+                    "name": s.name,
+                    "title": s.title,
+                    "resolvers": s.resolvers.iter().map(|r| r.name).collect::<Vec<_>>(),
+                    "tables": s.tables.iter().map(|t| t.name).collect::<Vec<_>>(),
+                    "options": s.options.iter().map(|o| o.name).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        writeln!(out, "{}", pretty(&json!({ "systems": all }))?)?;
+        return Ok(());
+    }
+    if systems.is_empty() {
+        writeln!(out, "no rule systems are compiled in")?;
+        return Ok(());
+    }
+    let width = systems.iter().map(|s| s.name.chars().count()).max().unwrap_or(0);
+    for s in systems {
+        writeln!(
+            out,
+            "{}  {}  ({} resolvers, {} tables, {} optional rules)",
+            pad(s.name, width),
+            s.title,
+            s.resolvers.len(),
+            s.tables.len(),
+            s.options.len()
+        )?;
+    }
+    writeln!(out, "\nrun `rulebook list SYSTEM` for a system's resolvers and tables")?;
+    Ok(())
+}
+
+fn cite(c: &str) -> String {
+    if c.is_empty() {
+        String::new()
+    } else {
+        format!("  [{c}]")
+    }
+}
+
+fn write_system(s: &rt::SystemInfo, out: &mut dyn Write) -> Result<(), CliError> {
+    writeln!(out, "{} — {}", s.name, s.title)?;
+    if !s.options.is_empty() {
+        writeln!(out, "\noptional rules (switch on with --set NAME=on):")?;
+        let width = s.options.iter().map(|o| o.name.chars().count()).max().unwrap_or(0);
+        for o in s.options {
+            writeln!(out, "  {}  {}{}", pad(o.name, width), o.title, cite(o.cite))?;
+        }
+    }
+    writeln!(out, "\nresolvers:")?;
+    for (i, r) in s.resolvers.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        write_resolver_body(s, r, "  ", out)?;
+    }
+    if !s.tables.is_empty() {
+        writeln!(out, "\ntables:")?;
+        let width = s.tables.iter().map(|t| t.name.chars().count()).max().unwrap_or(0);
+        for t in s.tables {
+            let rows = if t.rows == 1 {
+                "1 row".to_string()
+            } else {
+                format!("{} rows", t.rows)
+            };
+            writeln!(out, "  {}  {} ({}, {rows}){}", pad(t.name, width), t.title, t.kind, cite(t.cite))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_resolver(s: &rt::SystemInfo, r: &rt::ResolverInfo, out: &mut dyn Write) -> Result<(), CliError> {
+    write_resolver_body(s, r, "", out)
+}
+
+fn write_resolver_body(s: &rt::SystemInfo, r: &rt::ResolverInfo, indent: &str, out: &mut dyn Write) -> Result<(), CliError> {
+    let title = if r.title.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", r.title)
+    };
+    writeln!(out, "{indent}{}.{}{title}{}", s.name, r.name, cite(r.cite))?;
+    for line in r.doc.lines().filter(|l| !l.trim().is_empty()) {
+        writeln!(out, "{indent}  {}", line.trim())?;
+    }
+    writeln!(out, "{indent}  inputs:")?;
+    if r.inputs.is_empty() {
+        writeln!(out, "{indent}    (none)")?;
+    }
+    let width = r.inputs.iter().map(|i| i.name.chars().count()).max().unwrap_or(0);
+    for i in r.inputs {
+        let default = match i.default {
+            Some(d) => format!(" = {}", if d.is_empty() { "\"\"" } else { d }),
+            None => " (required)".to_string(),
+        };
+        let rule = if i.optional_rule { " [optional rule]" } else { "" };
+        let doc = if i.doc.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", i.doc)
+        };
+        writeln!(
+            out,
+            "{indent}    {}  {}{default}{rule}{doc}{}",
+            pad(i.name, width),
+            i.ty,
+            cite(i.cite)
+        )?;
+    }
+    writeln!(out, "{indent}  outputs:")?;
+    if r.outputs.is_empty() {
+        writeln!(out, "{indent}    (none)")?;
+    }
+    let width = r.outputs.iter().map(|f| f.name.chars().count()).max().unwrap_or(0);
+    for f in r.outputs {
+        let doc = if f.doc.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", f.doc)
+        };
+        writeln!(out, "{indent}    {}  {}{doc}", pad(f.name, width), f.ty)?;
+    }
+    Ok(())
+}
+
+fn resolver_json(s: &rt::SystemInfo, r: &rt::ResolverInfo) -> serde_json::Value {
+    json!({
+        "name": r.name,
+        "path": format!("{}.{}", s.name, r.name),
+        "title": r.title,
+        "cite": r.cite,
+        "doc": r.doc,
+        "inputs": r.inputs.iter().map(|i| json!({
+            "name": i.name,
+            "type": i.ty.to_string(),
+            "default": i.default,
+            "doc": i.doc,
+            "optional_rule": i.optional_rule,
+            "cite": i.cite,
+        })).collect::<Vec<_>>(),
+        "outputs": r.outputs.iter().map(|f| json!({
+            "name": f.name,
+            "type": f.ty.to_string(),
+            "doc": f.doc,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn system_json(s: &rt::SystemInfo) -> serde_json::Value {
+    json!({
+        "name": s.name,
+        "title": s.title,
+        "cite_prefix": s.cite_prefix,
+        "options": s.options.iter().map(|o| json!({"name": o.name, "title": o.title, "cite": o.cite})).collect::<Vec<_>>(),
+        "resolvers": s.resolvers.iter().map(|r| resolver_json(s, r)).collect::<Vec<_>>(),
+        "tables": s.tables.iter().map(|t| json!({
+            "name": t.name,
+            "title": t.title,
+            "cite": t.cite,
+            "kind": t.kind,
+            "rows": t.rows,
+            "columns": t.columns.iter().map(|(n, ty)| json!({"name": n, "type": ty})).collect::<Vec<_>>(),
+            "keys": t.keys,
+        })).collect::<Vec<_>>(),
+    })
+}

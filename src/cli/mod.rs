@@ -1,0 +1,253 @@
+//! The `rulebook` command line: argument definitions (clap derive), dispatch, and the error type
+//! that maps failures to exit codes. Each verb lives in its own file and writes to injected
+//! writers, so tests run it against a hand-built registry and inspect the exact output.
+
+mod check;
+mod inputs;
+mod list;
+mod odds;
+mod roll;
+
+#[cfg(test)]
+mod fixture;
+#[cfg(test)]
+mod tests;
+
+pub use check::run_check;
+
+use clap::{Args, Parser, Subcommand};
+use rulebook_runtime as rt;
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const MAIN_EXAMPLES: &str = "\
+Examples:
+  rulebook list                               every compiled rule system
+  rulebook list starleader                    its resolvers, inputs, tables and optional rules
+  rulebook roll starleader.fire --set target=12 --seed 7
+  rulebook odds starleader.fire --set target=12
+  rulebook check rules-src/
+
+Exit status: 0 success, 1 the rules rejected the situation (or failed while resolving it),
+2 bad command line or input.";
+
+/// Tabletop combat rules compiled into fast, exact, explainable resolvers.
+#[derive(Parser, Debug)]
+#[command(name = "rulebook", version, after_help = MAIN_EXAMPLES)]
+#[command(long_about = "Tabletop combat rules compiled into fast, exact, explainable resolvers.\n\n\
+Each rule system (e.g. `starleader`) provides resolvers (e.g. `fire`) with typed inputs. `roll` \
+resolves one situation with seeded or scripted dice and explains every step with rule citations; \
+`odds` computes the exact probability of every outcome.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List rule systems, or one system's optional rules, resolvers and tables
+    #[command(after_help = "\
+Examples:
+  rulebook list
+  rulebook list starleader
+  rulebook list starleader.fire      just one resolver
+  rulebook list starleader --json")]
+    List(ListArgs),
+    /// Resolve one situation with dice and show the explained result
+    #[command(after_help = "\
+Examples:
+  rulebook roll starleader.fire --set target=12 --set weapon=\"Ghazi 10/7\"
+  rulebook roll starleader.fire --input situation.yaml --seed 42
+  rulebook roll starleader.fire --input situation.yaml --dice 6,6,5,4,3
+  rulebook roll starleader.fire --input situation.yaml --json
+
+Without --seed or --dice the dice are seeded with 0, so the same command always prints the same
+result. --set takes precedence over values from --input.")]
+    Roll(RollArgs),
+    /// Compute the exact probability of every outcome of a resolver
+    #[command(after_help = "\
+Examples:
+  rulebook odds starleader.fire --set target=12
+  rulebook odds starleader.fire --input situation.yaml --json
+
+Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled.")]
+    Odds(OddsArgs),
+    /// Check rule sources for errors without building
+    #[command(after_help = "\
+Examples:
+  rulebook check
+  rulebook check rules-src/starleader --json")]
+    Check(CheckArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// A system (e.g. `starleader`) or one resolver (`starleader.fire`); omit to list all systems
+    #[arg(value_name = "SYSTEM")]
+    pub system: Option<String>,
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RollArgs {
+    /// The resolver to run, as SYSTEM.RESOLVER (e.g. `starleader.fire`)
+    #[arg(value_name = "SYSTEM.RESOLVER")]
+    pub resolver: String,
+    /// Seed for reproducible pseudo-random dice (default 0)
+    #[arg(long, value_name = "N", conflicts_with = "dice")]
+    pub seed: Option<u64>,
+    /// Use these faces, in order, instead of random dice (comma-separated; d10s read 0-9 where
+    /// the rules say so). Unused faces are reported as a warning
+    #[arg(long, value_name = "F,F,...", value_delimiter = ',', allow_negative_numbers = true)]
+    pub dice: Option<Vec<i64>>,
+    #[command(flatten)]
+    pub inputs: inputs::InputArgs,
+    /// Print JSON ({"resolver","inputs","outcome","trace"}) instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct OddsArgs {
+    /// The resolver to analyse, as SYSTEM.RESOLVER (e.g. `starleader.fire`)
+    #[arg(value_name = "SYSTEM.RESOLVER")]
+    pub resolver: String,
+    #[command(flatten)]
+    pub inputs: inputs::InputArgs,
+    /// Print JSON ({"resolver","inputs","outcomes":[{"outcome","probability"}]}) instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Directory of rule sources (default: the project's rules-src/)
+    #[arg(value_name = "RULES_DIR")]
+    pub rules_dir: Option<PathBuf>,
+    /// Print diagnostics as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A failure to report as `error: <message>` with an exit code: 2 for usage and input errors, 1
+/// when the rules reject the situation or fail while resolving it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CliError {
+    pub message: String,
+    pub code: u8,
+}
+
+impl CliError {
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<rt::Error> for CliError {
+    fn from(e: rt::Error) -> Self {
+        CliError {
+            message: e.to_string(),
+            code: if e.is_input_error() { 2 } else { 1 },
+        }
+    }
+}
+
+/// Output errors. A closed pipe (`rulebook odds ... | head`) is not worth an error message, so
+/// it is marked with code 0 and `run` exits quietly.
+impl From<io::Error> for CliError {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            CliError {
+                message: String::new(),
+                code: 0,
+            }
+        } else {
+            CliError {
+                message: format!("cannot write output: {e}"),
+                code: 1,
+            }
+        }
+    }
+}
+
+/// Entry point used by `main.rs`.
+pub fn main(systems: &[&'static rt::SystemInfo]) -> ExitCode {
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    run(systems, std::env::args_os(), &mut stdout.lock(), &mut stderr.lock())
+}
+
+/// Parses `args` (including the program name) and runs the verb, writing to `out` and `err`.
+pub fn run<I, T>(systems: &[&'static rt::SystemInfo], args: I, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap renders usage errors (code 2) and --help/--version (code 0) itself.
+            let text = e.render().to_string();
+            let sink: &mut dyn Write = if e.use_stderr() { err } else { out };
+            let _ = sink.write_all(text.as_bytes());
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let result = match cli.command {
+        Command::List(a) => list::run(systems, &a, out),
+        Command::Roll(a) => roll::run(systems, &a, out, err),
+        Command::Odds(a) => odds::run(systems, &a, out),
+        Command::Check(a) => return run_check(a.rules_dir, a.json),
+    };
+    let flushed = out.flush().map_err(CliError::from);
+    match result.and(flushed) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.code == 0 => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(err, "error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// Looks up SYSTEM.RESOLVER, with a clearer message when nothing is compiled in at all.
+pub(crate) fn find_resolver(
+    systems: &[&'static rt::SystemInfo],
+    path: &str,
+) -> Result<(&'static rt::SystemInfo, &'static rt::ResolverInfo), CliError> {
+    if systems.is_empty() {
+        return Err(CliError::usage(format!(
+            "unknown resolver `{path}`: no rule systems are compiled in"
+        )));
+    }
+    Ok(rt::find_resolver(systems, path)?)
+}
+
+/// Compact one-line form of an outcome: record fields as `name=value` separated by spaces.
+pub(crate) fn compact(v: &rt::Value) -> String {
+    match v {
+        rt::Value::Record(fields) => fields.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+        other => other.to_string(),
+    }
+}
+
+/// Left-pads nothing, right-pads `s` with spaces to `width` characters (not bytes: traces and
+/// keys may hold non-ASCII text).
+pub(crate) fn pad(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    format!("{s}{}", " ".repeat(width.saturating_sub(n)))
+}

@@ -1,0 +1,69 @@
+//! `rulebook odds`: the exact outcome distribution of a resolver — every outcome with its
+//! fraction, percentage and a bar, then each output field's marginal distribution (or JSON).
+
+use super::list::pretty;
+use super::{compact, inputs, pad, CliError, OddsArgs};
+use rulebook_runtime as rt;
+use serde_json::json;
+use std::io::Write;
+
+/// Bar length, in characters, of probability 1.
+const BAR_WIDTH: u64 = 40;
+
+pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let (s, r) = super::find_resolver(systems, &args.resolver)?;
+    let bound = inputs::bind(r, &args.inputs)?;
+    let dist = rt::odds_dyn(r, &bound)?;
+    let path = format!("{}.{}", s.name, r.name);
+    if args.json {
+        let outcomes: Vec<serde_json::Value> = dist
+            .outcomes
+            .iter()
+            .map(|(o, p)| json!({"outcome": o.to_json(), "probability": p.numer_denom_string()}))
+            .collect();
+        let doc = json!({"resolver": path, "inputs": inputs::to_json(r, &bound), "outcomes": outcomes});
+        writeln!(out, "{}", pretty(&doc)?)?;
+        return Ok(());
+    }
+    let title = if r.title.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", r.title)
+    };
+    writeln!(out, "{path}{title}: exact odds")?;
+    writeln!(out, "\ninputs:")?;
+    write!(out, "{}", inputs::lines(r, &bound))?;
+    let rows: Vec<(String, &rt::Prob)> = dist.outcomes.iter().map(|(o, p)| (compact(o), p)).collect();
+    writeln!(out, "\noutcomes ({}):", rows.len())?;
+    write_table(&rows, out)?;
+    // Marginals only add information when outcomes are records of several fields.
+    let fields: Vec<&'static str> = match dist.outcomes.first() {
+        Some((rt::Value::Record(f), _)) if f.len() > 1 => f.iter().map(|(k, _)| *k).collect(),
+        _ => Vec::new(),
+    };
+    for field in fields {
+        let m = dist.marginal(|o| o.field(field).cloned().unwrap_or(rt::Value::None));
+        let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
+        writeln!(out, "\n{field}:")?;
+        write_table(&rows, out)?;
+    }
+    Ok(())
+}
+
+/// `  label  n/d  pp.pp%  ████` with aligned columns.
+fn write_table(rows: &[(String, &rt::Prob)], out: &mut dyn Write) -> Result<(), CliError> {
+    let fractions: Vec<String> = rows.iter().map(|(_, p)| p.numer_denom_string()).collect();
+    let w_label = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
+    let w_frac = fractions.iter().map(|f| f.len()).max().unwrap_or(0);
+    for ((label, p), frac) in rows.iter().zip(&fractions) {
+        let bar = "█".repeat(usize::try_from(p.scale_round(BAR_WIDTH)).unwrap_or(0));
+        let line = format!(
+            "  {}  {:>w_frac$}  {:>7}  {bar}",
+            pad(label, w_label),
+            frac,
+            format!("{}%", p.percent(2))
+        );
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
