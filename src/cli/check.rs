@@ -1,13 +1,76 @@
-//! `rulebook check`: validates rule sources. A stub until the compiler exposes its checker; the
-//! compiler owner wires it in.
+//! `rulebook check`: parse and check rules text (no code generation), rendering every diagnostic.
 
-use std::path::PathBuf;
+use rulebook_compiler::{driver, render};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
-/// Checks the rules in `rules_dir` (default: the project's `rules-src/`), printing diagnostics as
-/// text or JSON. Not yet wired to the compiler.
+/// The built-in rules: `./rules-src` when run from a checkout, else the one this binary was built from.
+fn default_rules_dir() -> PathBuf {
+    let here = Path::new("rules-src");
+    if here.is_dir() {
+        here.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("rules-src")
+    }
+}
+
+/// Checks the rules in `rules_dir` (default: the built-in `rules-src/`). Exit 0 when there are no
+/// errors (warnings allowed), 1 when there are. Diagnostics go to stdout; timing goes to stderr.
 pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
-    let _ = (rules_dir, json);
-    eprintln!("error: not yet wired");
-    ExitCode::from(1)
+    let dir = rules_dir.unwrap_or_else(default_rules_dir);
+    let started = Instant::now();
+    let compiled = match driver::check_dir(&dir) {
+        Ok(c) => c,
+        Err(problems) => {
+            for p in problems {
+                eprintln!("error: {p}");
+            }
+            return ExitCode::from(1);
+        }
+    };
+    let elapsed = started.elapsed();
+    let errors = compiled.errors();
+    if json {
+        let diags: Vec<serde_json::Value> = compiled
+            .diagnostics
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "code": d.code,
+                    "severity": if d.is_error() { "error" } else { "warning" },
+                    "message": d.message,
+                    "location": render::location(d, &compiled.sources),
+                    "label": d.label,
+                    "help": d.help,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "ok": errors == 0,
+            "files": compiled.sources.len(),
+            "errors": errors,
+            "warnings": compiled.warnings(),
+            "diagnostics": diags,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        print!("{}", compiled.render());
+        if errors == 0 {
+            let systems: std::collections::BTreeSet<&str> = compiled.sources.iter().map(|s| s.system.as_str()).collect();
+            println!(
+                "ok: {} rules files in {} system{} ({}) check clean",
+                compiled.sources.len(),
+                systems.len(),
+                if systems.len() == 1 { "" } else { "s" },
+                systems.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    eprintln!("checked in {:.1} ms", elapsed.as_secs_f64() * 1000.0);
+    if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }

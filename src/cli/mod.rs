@@ -126,8 +126,8 @@ pub struct OddsArgs {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Directory of rule sources (default: the project's rules-src/)
-    #[arg(value_name = "RULES_DIR")]
+    /// Folder of rules, one sub-folder per system (default: the built-in rules-src/)
+    #[arg(long = "rules", value_name = "DIR")]
     pub rules_dir: Option<PathBuf>,
     /// Print diagnostics as JSON
     #[arg(long)]
