@@ -1,0 +1,48 @@
+//! The `check` pipeline over all rules: `check/check_dir` = IO (load_dir) + parse + check;
+//! `check/compile_sources` = parse + check on sources already in memory.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use rulebook_compiler::check::SourceFile;
+use rulebook_compiler::driver;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("rules-src")
+}
+
+fn bench_check(c: &mut Criterion) {
+    let root = root();
+    let first = driver::check_dir(&root).expect("rules-src readable");
+    assert_eq!(first.errors(), 0, "rules have errors:\n{}", first.render());
+    assert!(first.program.is_some());
+    let (sources, _, problems) = driver::load_dir(&root);
+    assert!(problems.is_empty(), "{problems:?}");
+    eprintln!(
+        "check: {} files, {} bytes",
+        sources.len(),
+        sources.iter().map(|s| s.text.len()).sum::<usize>()
+    );
+
+    let mut group = c.benchmark_group("check");
+    group.bench_function("check_dir", |b| {
+        b.iter(|| driver::check_dir(&root).map(|c| c.diagnostics.len()).unwrap_or(usize::MAX))
+    });
+    group.bench_function("compile_sources", |b| {
+        // SourceFile is not Clone: copy the preloaded texts in the (untimed) batch setup.
+        let copy = || -> Vec<SourceFile> {
+            sources
+                .iter()
+                .map(|s| SourceFile {
+                    path: s.path.clone(),
+                    text: s.text.clone(),
+                    system: s.system.clone(),
+                })
+                .collect()
+        };
+        b.iter_batched(copy, driver::compile_sources, BatchSize::SmallInput)
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_check);
+criterion_main!(benches);

@@ -1,0 +1,49 @@
+//! Exact odds of the full fire resolution (same inputs as benches/fire.rs), by replay enumeration:
+//! `odds/fire_typed` enumerates the generated resolver directly (typed `FireOutcome`, derives Ord);
+//! `odds/fire_dyn` goes through the registry (`odds_dyn`: `from_values` + `to_value` per leaf).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use rulebook::starleader::{self, FireInputs};
+use rulebook_runtime::{self as rt, NoTrace, Prob};
+
+fn inputs() -> (&'static rt::ResolverInfo, rt::Inputs, FireInputs) {
+    let info = starleader::SYSTEM.resolver("fire").expect("fire resolver");
+    let sets: Vec<(String, String)> = [
+        ("weapon", "Ghazi 10/7"),
+        ("target_size", "2"),
+        ("armor_rating", "5"),
+        ("range_hexes", "5"),
+        ("special_results", "true"),
+        ("heavy_hits", "true"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    let bound = rt::bind_inputs(info, &sets, None).expect("bind fire inputs");
+    let typed = FireInputs::from_values(&bound).expect("typed fire inputs");
+    (info, bound, typed)
+}
+
+fn bench_odds(c: &mut Criterion) {
+    let (info, bound, typed) = inputs();
+
+    // Sanity: both routes give a distribution summing to exactly 1, with the same number of
+    // distinct outcomes.
+    let d = rt::enumerate(|d| starleader::fire(d, &mut NoTrace, &typed)).expect("typed odds");
+    let dd = rt::odds_dyn(info, &bound).expect("dyn odds");
+    let sum = |ps: Vec<&Prob>| ps.into_iter().fold(Prob::zero(), |a, p| a.add(p));
+    assert_eq!(sum(d.outcomes.iter().map(|(_, p)| p).collect()), Prob::one());
+    assert_eq!(sum(dd.outcomes.iter().map(|(_, p)| p).collect()), Prob::one());
+    assert_eq!(d.outcomes.len(), dd.outcomes.len());
+    eprintln!("odds: fire has {} distinct outcomes", d.outcomes.len());
+
+    let mut group = c.benchmark_group("odds");
+    group.bench_function("fire_typed", |b| {
+        b.iter(|| rt::enumerate(|d| starleader::fire(d, &mut NoTrace, black_box(&typed))).map(|d| d.outcomes.len()))
+    });
+    group.bench_function("fire_dyn", |b| b.iter(|| rt::odds_dyn(info, black_box(&bound)).map(|d| d.outcomes.len())));
+    group.finish();
+}
+
+criterion_group!(benches, bench_odds);
+criterion_main!(benches);
