@@ -11,8 +11,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rulebook::starleader::{
-    self, ArmorEffect, Chooser, FireAction, FireInputs, FireOutcome, FireResult, HeavyHitEffect, MountUse,
-    WeaponState,
+    self, ArmorEffect, Chooser, FireAction, FireInputs, FireOutcome, FireResult, HeavyHitEffect, MountUse, WeaponState,
 };
 use rulebook_runtime::{self as rt, Dice, DiceSpec, Key, NoTrace, Read, Recorder, Seeded};
 
@@ -346,7 +345,11 @@ fn key(table: &str, row: &str) -> Key {
         .iter()
         .find(|t| t.name == table)
         .unwrap_or_else(|| panic!("no table {table}"));
-    let i = t.keys.iter().position(|k| *k == row).unwrap_or_else(|| panic!("no row {row} in {table}"));
+    let i = t
+        .keys
+        .iter()
+        .position(|k| *k == row)
+        .unwrap_or_else(|| panic!("no row {row} in {table}"));
     Key {
         table: t.id,
         row: i as u16,

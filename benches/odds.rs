@@ -41,7 +41,9 @@ fn bench_odds(c: &mut Criterion) {
     group.bench_function("fire_typed", |b| {
         b.iter(|| rt::enumerate(|d| starleader::fire(d, &mut NoTrace, black_box(&typed))).map(|d| d.outcomes.len()))
     });
-    group.bench_function("fire_dyn", |b| b.iter(|| rt::odds_dyn(info, black_box(&bound)).map(|d| d.outcomes.len())));
+    group.bench_function("fire_dyn", |b| {
+        b.iter(|| rt::odds_dyn(info, black_box(&bound)).map(|d| d.outcomes.len()))
+    });
     group.finish();
 }
 

@@ -32,13 +32,21 @@ fn worked_examples_reproduce_exactly() {
             Some(faces) => {
                 let mut dice = Scripted::new(faces.clone());
                 let out = (resolver.run_traced)(&mut dice, &mut trace, &inputs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                assert_eq!(dice.remaining(), 0, "{}: {} scripted faces left unused", path.display(), dice.remaining());
+                assert_eq!(
+                    dice.remaining(),
+                    0,
+                    "{}: {} scripted faces left unused",
+                    path.display(),
+                    dice.remaining()
+                );
                 out
             }
             None => (resolver.run_traced)(&mut Seeded::new(0), &mut trace, &inputs).unwrap(),
         };
         for (field, want) in &ex.expect {
-            let got = outcome.field(field).unwrap_or_else(|| panic!("{}: no output `{field}`", path.display()));
+            let got = outcome
+                .field(field)
+                .unwrap_or_else(|| panic!("{}: no output `{field}`", path.display()));
             assert_eq!(&got.to_string(), want, "{} ({}): `{field}`", path.display(), ex.source);
         }
         insta::with_settings!({ snapshot_path => "../snapshots/examples", prepend_module_to_snapshot => false, description => ex.source.clone() }, {

@@ -420,7 +420,7 @@ impl<'a> Checker<'a> {
                             format!("key `{key}` is already used in table `{}`", t.name.name),
                             "duplicate key",
                             Some(format!(
-                                "it matches row `{prev_key}` (keys compare ignoring case, spaces and dots); give each row its own key"
+                                "it matches row `{prev_key}` (keys compare ignoring case, and spaces, hyphens, dots and underscores count alike); give each row its own key"
                             )),
                         );
                     } else {
@@ -438,7 +438,7 @@ impl<'a> Checker<'a> {
                                         *nspan,
                                         format!("alias `{n}` already names a row of `{}`", t.name.name),
                                         "duplicate key",
-                                        Some("remove the alias; keys already match ignoring case, spaces and dots".into()),
+                                        Some("remove the alias; keys already match ignoring case and separators".into()),
                                     );
                                 } else {
                                     keys.insert(norm, row);

@@ -26,9 +26,7 @@ impl fmt::Display for Shown<'_> {
 impl std::error::Error for Shown<'_> {}
 
 impl miette::Diagnostic for Shown<'_> {
-    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(self.d.code))
-    }
+    // The code is already in our header line (`error[E0101]: ... at file:line:col`).
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.d.severity {
             Severity::Error => miette::Severity::Error,
