@@ -504,17 +504,19 @@ impl<'a> Gen<'a> {
             })
             .collect();
         let _ = writeln!(body, "let mut out = {cname}Outcome {{ {} }};", inits.join(" "));
+        // Every failed `require` is collected, so the user sees all broken limits at once.
+        let has_requires = contains_require(&r.body);
+        if has_requires {
+            body.push_str("let mut violations: Vec<rt::Violation> = Vec::new();\n");
+        }
         body.push_str("'body: {\n");
-        let mut req_group = false;
-        for (i, st) in r.body.iter().enumerate() {
-            self.stmt(st, &mut body, &mut req_group);
-            let next_is_req = matches!(r.body.get(i + 1), Some(Stmt::Require { .. }));
-            if req_group && !next_is_req {
-                self.flush_requires(&mut body);
-                req_group = false;
-            }
+        for st in &r.body {
+            self.stmt(st, &mut body);
         }
         body.push_str("}\n");
+        if has_requires {
+            body.push_str("if !violations.is_empty() { return Err(rt::Error::Rejected { violations }); }\n");
+        }
         let _ = writeln!(
             body,
             "if T::ENABLED {{ trace.event(rt::Event::Exit {{ resolver: {}.to_string() }}); }}",
@@ -576,11 +578,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn flush_requires(&self, body: &mut String) {
-        body.push_str("if !violations.is_empty() { return Err(rt::Error::Rejected { violations }); }\n");
-    }
-
-    fn stmt(&self, s: &Stmt, o: &mut String, req_group: &mut bool) {
+    fn stmt(&self, s: &Stmt, o: &mut String) {
         match s {
             Stmt::Let {
                 var,
@@ -743,10 +741,6 @@ impl<'a> Gen<'a> {
                 let _ = cite;
             }
             Stmt::Require { cond, message, cite } => {
-                if !*req_group {
-                    o.push_str("let mut violations: Vec<rt::Violation> = Vec::new();\n");
-                    *req_group = true;
-                }
                 let mut fmt = String::new();
                 let mut args = Vec::new();
                 for p in message {
@@ -803,13 +797,8 @@ impl<'a> Gen<'a> {
     }
 
     fn block(&self, stmts: &[Stmt], o: &mut String) {
-        let mut req = false;
-        for (i, s) in stmts.iter().enumerate() {
-            self.stmt(s, o, &mut req);
-            if req && !matches!(stmts.get(i + 1), Some(Stmt::Require { .. })) {
-                self.flush_requires(o);
-                req = false;
-            }
+        for s in stmts {
+            self.stmt(s, o);
         }
     }
 
@@ -1302,6 +1291,16 @@ impl<'a> Gen<'a> {
             Const::List(items) => items.iter().map(|i| self.const_text(i)).collect::<Vec<_>>().join(","),
         }
     }
+}
+
+fn contains_require(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Require { .. } => true,
+        Stmt::If { arms, otherwise } => arms.iter().any(|(_, b)| contains_require(b)) || contains_require(otherwise),
+        Stmt::Match { arms, .. } => arms.iter().any(|(_, b)| contains_require(b)),
+        Stmt::Repeat { body, .. } | Stmt::For { body, .. } => contains_require(body),
+        _ => false,
+    })
 }
 
 fn strip_list_static(t: &Ty) -> Ty {

@@ -1,0 +1,216 @@
+//! The acceptance interface of the `rulebook` binary, run as a user runs it.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn rulebook(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulebook")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = rulebook(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn num(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[test]
+fn check_is_clean_on_builtin_rules_and_names_file_line_col_on_errors() {
+    let ok = rulebook(&["check"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
+
+    let dir = std::env::temp_dir().join(format!("rulebook-check-{}", std::process::id()));
+    let sys = dir.join("starleader");
+    std::fs::create_dir_all(&sys).unwrap();
+    for entry in std::fs::read_dir("rules-src/starleader").unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, sys.join(p.file_name().unwrap())).unwrap();
+    }
+    let fire = sys.join("fire.rules");
+    let text = std::fs::read_to_string(&fire).unwrap().replace("weapon.density + target_size", "weapon.densty + target_size");
+    std::fs::write(&fire, text).unwrap();
+    let bad = rulebook(&["check", "--rules", dir.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&bad.stdout);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(out.contains("starleader/fire.rules:"), "{out}");
+    assert!(out.contains("[E0101]") && out.contains("did you mean `density`?"), "{out}");
+    let loc = out.lines().next().unwrap().rsplit(" at ").next().unwrap();
+    let parts: Vec<&str> = loc.rsplitn(3, ':').collect();
+    assert!(parts[0].parse::<u32>().is_ok() && parts[1].parse::<u32>().is_ok(), "no line:col in {loc}");
+}
+
+#[test]
+fn character_acceptance() {
+    let v = json(&[
+        "roll",
+        "starleader.character",
+        "--set",
+        "iq=11",
+        "--set",
+        "prowess=12",
+        "--set",
+        "emotions=9",
+        "--set",
+        "armor=Alloid-A",
+        "--set",
+        "gadgets=Vapcak,Sealall,Syter",
+        "--json",
+    ]);
+    let o = &v["outcome"];
+    assert_eq!(num(&o["adjusted_ap"]), "7.5");
+    assert_eq!(num(&o["usable_ap"]), "7");
+    assert_eq!(num(&o["combat_order"]), "19.5");
+    // The book's spellings of VACPAK resolve to the same gadget.
+    for spelling in ["Vacpak", "VacPak", "Vapcak", "Vapcap", "VACPAK"] {
+        let v = json(&["roll", "starleader.character", "--set", "iq=11", "--set", "prowess=12", "--set", "emotions=9", "--set", "armor=Alloid-A", "--set", &format!("gadgets={spelling}"), "--json"]);
+        assert_eq!(v["inputs"]["gadgets"], serde_json::json!(["Vacpak"]), "{spelling}");
+    }
+}
+
+#[test]
+fn fire_odds_are_an_exact_joint_distribution() {
+    let v = json(&[
+        "odds",
+        "starleader.fire",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--set",
+        "target_size=2",
+        "--set",
+        "armor_rating=5",
+        "--set",
+        "range_hexes=5",
+        "--set",
+        "special_results=true",
+        "--set",
+        "heavy_hits=true",
+        "--json",
+    ]);
+    let outcomes = v["outcomes"].as_array().unwrap();
+    let (mut num_sum, mut den) = (0u128, 1u128);
+    let mut p_hit = (0u128, 1u128);
+    for o in outcomes {
+        let out = &o["outcome"];
+        let result = out["result"].as_str().unwrap();
+        assert!(["hit", "miss", "jammed", "blown"].contains(&result));
+        let damage = out["damage"].as_i64().unwrap();
+        if result != "hit" {
+            assert_eq!(damage, 0);
+        }
+        if out["heavy_hit"] != "none" {
+            assert!(result == "hit" && damage >= 5);
+        }
+        let (n, d) = o["probability"].as_str().unwrap().split_once('/').map(|(a, b)| (a.parse::<u128>().unwrap(), b.parse::<u128>().unwrap())).unwrap();
+        // sum of fractions, exactly
+        num_sum = num_sum * d + n * den;
+        den *= d;
+        let g = gcd(num_sum, den);
+        (num_sum, den) = (num_sum / g, den / g);
+        if result == "hit" {
+            p_hit = (p_hit.0 * d + n * p_hit.1, p_hit.1 * d);
+            let g = gcd(p_hit.0, p_hit.1);
+            p_hit = (p_hit.0 / g, p_hit.1 / g);
+        }
+    }
+    assert_eq!((num_sum, den), (1, 1), "probabilities sum to exactly 1");
+    // Ghazi 10/7 at an UP target: 4d6 <= 12, and with special results a roll of 10 or less always
+    // hits: P = P(4d6 <= 12) = 145/432 (reference B.4 table).
+    assert_eq!(p_hit, (145, 432));
+}
+
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+#[test]
+fn scripted_dice_are_used_exactly_and_errors_are_clear() {
+    let v = json(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--dice", "6,6,6,5,4,3", "--json"]);
+    assert_eq!(v["outcome"]["result"], "blown");
+    let faces: Vec<Value> = v["trace"].as_array().unwrap().iter().filter(|e| e["kind"] == "roll").map(|e| e["faces"].clone()).collect();
+    assert_eq!(faces, vec![serde_json::json!([6, 6, 6, 5]), serde_json::json!([4, 3])]);
+
+    let few = rulebook(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--dice", "1,2,3,4"]);
+    assert_eq!(few.status.code(), Some(2));
+    assert!(stderr(&few).to_lowercase().contains("dice"), "{}", stderr(&few));
+    let bad = rulebook(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--dice", "1,2,7,4"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains('7'), "{}", stderr(&bad));
+}
+
+#[test]
+fn a_seed_gives_byte_identical_output() {
+    let args = ["roll", "starleader.fire", "--set", "weapon=Mazer 14/13", "--set", "special_results=true", "--set", "heavy_hits=true", "--seed", "7"];
+    let a = rulebook(&args);
+    let b = rulebook(&args);
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let mut j = args.to_vec();
+    j.push("--json");
+    assert_eq!(rulebook(&j).stdout, rulebook(&j).stdout);
+}
+
+#[test]
+fn bad_input_is_a_clear_error_never_a_panic() {
+    let unknown = rulebook(&["roll", "starleader.fire", "--set", "weapon=Ghazzi 10/7"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let e = stderr(&unknown);
+    assert!(e.contains("Ghazi 10/7"), "nearest names: {e}");
+    assert!(!e.contains("panicked"));
+
+    let armor = rulebook(&["roll", "starleader.character", "--set", "iq=11", "--set", "prowess=12", "--set", "emotions=9", "--set", "armor=Aloid-A"]);
+    assert!(stderr(&armor).contains("Alloid-A"), "{}", stderr(&armor));
+
+    // Over the weapon cord limit and the tech limit: a validation error naming each limit.
+    let over = rulebook(&[
+        "roll",
+        "starleader.character",
+        "--set",
+        "iq=10",
+        "--set",
+        "prowess=14",
+        "--set",
+        "emotions=8",
+        "--set",
+        "weapons=Ghazi 10/7,Hanza 6/-3,Lugon 6/-2",
+    ]);
+    assert_eq!(over.status.code(), Some(1));
+    let e = stderr(&over);
+    assert!(e.contains("may carry 2"), "{e}");
+    assert!(e.contains("tech limit"), "{e}");
+    assert!(e.contains("Starleader 4.3") && e.contains("Starleader 4.1"), "{e}");
+
+    let missing = rulebook(&["roll", "starleader.character", "--set", "iq=11"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let e = stderr(&missing);
+    assert!(e.contains("prowess") && e.contains("int"), "{e}");
+
+    let range = rulebook(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "target_size=99"]);
+    assert_eq!(range.status.code(), Some(2));
+    assert!(stderr(&range).contains("12"), "{}", stderr(&range));
+}
+
+#[test]
+fn list_shows_optional_rules_and_inputs() {
+    let out = rulebook(&["list", "starleader"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in ["special_results", "heavy_hits", "five_hits", "reduced_prowess", "mounted_weapons", "stunners", "dodging", "range_note", "panic_checks"] {
+        assert!(text.contains(name), "{name} missing from list: {text}");
+    }
+    let help = rulebook(&["roll", "--help"]);
+    assert!(help.status.success());
+}
