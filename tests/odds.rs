@@ -1,0 +1,124 @@
+//! Exact odds of the Starleader resolvers against the probabilities the reference derives from the
+//! book (B.4, SL-17, SL-18, T-B8), plus snapshots of the main distributions.
+
+use rulebook::runtime::{self, Prob, Value};
+
+fn dist(path: &str, sets: &[(&str, &str)]) -> runtime::Distribution<Value> {
+    let (_, r) = runtime::find_resolver(rulebook::SYSTEMS, path).unwrap();
+    let sets: Vec<(String, String)> = sets.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let inputs = runtime::bind_inputs(r, &sets, None).unwrap();
+    runtime::odds_dyn(r, &inputs).unwrap()
+}
+
+/// P(field == value), summed exactly over the joint distribution.
+fn p(d: &runtime::Distribution<Value>, field: &str, value: &str) -> String {
+    let mut total = Prob::zero();
+    for (o, pr) in &d.outcomes {
+        if o.field(field).map(|v| v.to_string()) == Some(value.to_string()) {
+            total = total.add(pr);
+        }
+    }
+    total.to_string()
+}
+
+fn render(d: &runtime::Distribution<Value>) -> String {
+    d.outcomes.iter().map(|(o, pr)| format!("{:>12}  {:>6}%  {o}", pr.to_string(), pr.percent(2))).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn four_dice_to_hit_matches_the_reference_table() {
+    // B.4: P(4d6 <= T) for T = density + UP target size 2: T = 8, 10, 12 and 16.
+    for (weapon, want) in [("Hanza 6/-3", "35/648"), ("Hanza 8/-3", "103/648"), ("Ghazi 10/7", "145/432"), ("Mazer 14/13", "493/648")] {
+        let d = dist("starleader.to_hit", &[("weapon", weapon)]);
+        assert_eq!(p(&d, "result", "hit"), want, "{weapon}");
+    }
+}
+
+#[test]
+fn special_results_match_reference_sl17() {
+    // Ghazi 10/7 at an UP target (T = 12): hits are the rolls <= 12; 19-20 auto miss 91/1296,
+    // 21-22 jammed 30/1296 = 5/216, 23-24 blown 5/1296.
+    let d = dist("starleader.to_hit", &[("weapon", "Ghazi 10/7"), ("special_results", "true")]);
+    assert_eq!(p(&d, "result", "hit"), "145/432");
+    assert_eq!(p(&d, "result", "jammed"), "5/216");
+    assert_eq!(p(&d, "result", "blown"), "5/1296");
+    // An obscured target (T = 5) still hits on any roll of 10 or less: 103/648.
+    let d = dist("starleader.to_hit", &[("weapon", "Hanza 6/-3"), ("obstacle_size", "3"), ("special_results", "true")]);
+    assert_eq!(p(&d, "result", "hit"), "103/648");
+}
+
+#[test]
+fn unjam_matches_reference_sl18() {
+    for (iq, want) in [("10", "1/2"), ("11", "5/8"), ("12", "20/27"), ("13", "181/216")] {
+        let d = dist("starleader.unjam", &[("iq", iq)]);
+        assert_eq!(p(&d, "success", "true"), want, "IQ {iq}");
+    }
+    // Three consecutive failures at IQ 10: (1/2)^3.
+    let d = dist("starleader.unjam_until_done", &[("iq", "10")]);
+    assert_eq!(p(&d, "ruined", "true"), "1/8");
+}
+
+#[test]
+fn panic_table_matches_reference_tb8() {
+    let d = dist("starleader.panic_check", &[("emotions", "8")]);
+    assert_eq!(p(&d, "effect", "no_effect"), "5/8");
+    assert_eq!(p(&d, "effect", "take_cover"), "23/108");
+    assert_eq!(p(&d, "effect", "cover_no_fire"), "25/216");
+    assert_eq!(p(&d, "effect", "flee"), "1/24");
+    assert_eq!(p(&d, "effect", "collapse"), "1/216");
+    let d = dist("starleader.panic_check", &[("emotions", "9")]);
+    assert_eq!(p(&d, "effect", "no_effect"), "20/27");
+    assert_eq!(p(&d, "effect", "take_cover"), "1/6");
+    assert_eq!(p(&d, "effect", "collapse"), "0/1");
+    let d = dist("starleader.panic_check", &[("emotions", "12")]);
+    assert_eq!(p(&d, "effect", "no_effect"), "103/108");
+}
+
+#[test]
+fn rerolled_ties_and_jumps() {
+    let d = dist("starleader.initiative", &[("turn", "2")]);
+    assert_eq!(p(&d, "side", "attackers"), "1/2");
+    let d = dist("starleader.initiative", &[("turn", "1")]);
+    assert_eq!(p(&d, "side", "attackers"), "1/1");
+    let d = dist("starleader.jump", &[]);
+    assert_eq!(p(&d, "falls", "true"), "1/3");
+}
+
+#[test]
+fn heavy_hit_vector_b58() {
+    // B.5.8: the Zdanthan's Ghazi 10/7 against Alloid-A (AR 8): damage 2d6 - 1, always >= 1;
+    // P(>= 5 hits, so a heavy hit roll) = P(2d6 >= 6) = 26/36 of hits.
+    let d = dist("starleader.damage", &[("punch", "7"), ("armor_rating", "8")]);
+    assert_eq!(p(&d, "hits", "0"), "0/1");
+    let mut heavy = Prob::zero();
+    for (o, pr) in &d.outcomes {
+        if let Some(Value::Int(h)) = o.field("hits") {
+            if *h >= 5 {
+                heavy = heavy.add(pr);
+            }
+        }
+    }
+    assert_eq!(heavy.to_string(), "13/18");
+}
+
+#[test]
+fn distributions_snapshot() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("starleader.to_hit", &[("weapon", "Ghazi 10/7"), ("special_results", "true")]),
+        ("starleader.damage", &[("punch", "7"), ("armor_rating", "8")]),
+        ("starleader.panic_check", &[("emotions", "9")]),
+        (
+            "starleader.fire",
+            &[("weapon", "Ghazi 10/7"), ("target_size", "2"), ("armor_rating", "5"), ("range_hexes", "5"), ("special_results", "true"), ("heavy_hits", "true")],
+        ),
+    ];
+    let mut out = String::new();
+    for (path, sets) in cases {
+        let d = dist(path, sets);
+        let args: Vec<String> = sets.iter().map(|(a, b)| format!("{a}={b}")).collect();
+        out.push_str(&format!("## {path} {}\n{}\n\n", args.join(" "), render(&d)));
+    }
+    insta::with_settings!({ snapshot_path => "../snapshots/odds", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("starleader", out);
+    });
+}
