@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug, Default)]
 pub struct InputArgs {
-    /// Set an input, e.g. --set target=12 --set weapon="Ghazi 10/7" (repeatable; lists are
+    /// Set an input, e.g. --set target_size=1 --set weapon="Ghazi 10/7" (repeatable; lists are
     /// comma-separated; overrides --input)
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     pub sets: Vec<(String, String)>,

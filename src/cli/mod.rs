@@ -7,6 +7,7 @@ mod inputs;
 mod list;
 mod odds;
 mod roll;
+mod tour;
 
 #[cfg(test)]
 mod fixture;
@@ -25,11 +26,12 @@ use std::process::ExitCode;
 
 const MAIN_EXAMPLES: &str = "\
 Examples:
+  rulebook tour                               the built-in rules at work, step by step
   rulebook list                               every compiled rule system
   rulebook list starleader                    its resolvers, inputs, tables and optional rules
-  rulebook roll starleader.fire --set target=12 --seed 7
-  rulebook odds starleader.fire --set target=12
-  rulebook check rules-src/
+  rulebook roll starleader.fire --set weapon=\"Ghazi 10/7\" --seed 7
+  rulebook odds starleader.fire --set weapon=\"Ghazi 10/7\" --set special_results=true
+  rulebook check --rules rules-src
 
 Exit status: 0 success, 1 the rules rejected the situation (or failed while resolving it),
 2 bad command line or input.";
@@ -59,7 +61,7 @@ Examples:
     /// Resolve one situation with dice and show the explained result
     #[command(after_help = "\
 Examples:
-  rulebook roll starleader.fire --set target=12 --set weapon=\"Ghazi 10/7\"
+  rulebook roll starleader.fire --set weapon=\"Ghazi 10/7\" --set target_size=1
   rulebook roll starleader.fire --input situation.yaml --seed 42
   rulebook roll starleader.fire --input situation.yaml --dice 6,6,5,4,3
   rulebook roll starleader.fire --input situation.yaml --json
@@ -70,7 +72,7 @@ result. --set takes precedence over values from --input.")]
     /// Compute the exact probability of every outcome of a resolver
     #[command(after_help = "\
 Examples:
-  rulebook odds starleader.fire --set target=12
+  rulebook odds starleader.fire --set weapon=\"Ghazi 10/7\" --set special_results=true
   rulebook odds starleader.fire --input situation.yaml --json
 
 Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled.")]
@@ -79,8 +81,13 @@ Probabilities are exact fractions; every dice branch is enumerated, nothing is s
     #[command(after_help = "\
 Examples:
   rulebook check
-  rulebook check rules-src/starleader --json")]
+  rulebook check --rules path/to/rules --json
+
+Exit status 0 when the rules are clean (warnings allowed), 1 when there are errors. Each
+diagnostic names file:line:col, shows the line with a caret and says how to fix it.")]
     Check(CheckArgs),
+    /// A short tour of the built-in rules: check them, build a character, resolve a shot, show odds
+    Tour,
 }
 
 #[derive(Args, Debug)]
@@ -212,6 +219,7 @@ where
         Command::Roll(a) => roll::run(systems, &a, out, err),
         Command::Odds(a) => odds::run(systems, &a, out),
         Command::Check(a) => return run_check(a.rules_dir, a.json),
+        Command::Tour => tour::run(systems, out, err),
     };
     let flushed = out.flush().map_err(CliError::from);
     match result.and(flushed) {
