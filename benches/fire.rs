@@ -69,7 +69,9 @@ struct Weapon {
     rifle: bool,
 }
 
+/// Fields are shown through Debug when the setup check fails.
 #[derive(Debug)]
+#[allow(dead_code)]
 enum RefError {
     Input(&'static str),
     Rejected,

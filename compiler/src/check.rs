@@ -2609,7 +2609,8 @@ impl<'a> Checker<'a> {
                 let mut iv: Option<Iv> = None;
                 for &t in &ts {
                     let Some(ci) = self.tables[t].columns.iter().position(|(n, _)| *n == field.name) else {
-                        let table = self.tables[t].name.clone();
+                        let in_none = ts.iter().all(|&x| !self.tables[x].columns.iter().any(|(n, _)| *n == field.name));
+                        let table = if in_none && ts.len() > 1 { self.ty_name(&Ty::Key(ts.clone())) } else { self.tables[t].name.clone() };
                         let help = did_you_mean(
                             &field.name,
                             self.tables[t].columns.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
@@ -2618,7 +2619,7 @@ impl<'a> Checker<'a> {
                         self.err(
                             "E0101",
                             field.span,
-                            format!("table `{table}` has no column `{}`", field.name),
+                            format!("`{table}` has no column `{}`", field.name),
                             "unknown column",
                             Some(help),
                         );
