@@ -4,7 +4,11 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn rulebook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rulebook")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
 }
 
 fn json(args: &[&str]) -> Value {
@@ -37,7 +41,9 @@ fn check_is_clean_on_builtin_rules_and_names_file_line_col_on_errors() {
         std::fs::copy(&p, sys.join(p.file_name().unwrap())).unwrap();
     }
     let fire = sys.join("fire.rules");
-    let text = std::fs::read_to_string(&fire).unwrap().replace("weapon.density + target_size", "weapon.densty + target_size");
+    let text = std::fs::read_to_string(&fire)
+        .unwrap()
+        .replace("weapon.density + target_size", "weapon.densty + target_size");
     std::fs::write(&fire, text).unwrap();
     let bad = rulebook(&["check", "--rules", dir.to_str().unwrap()]);
     let out = String::from_utf8_lossy(&bad.stdout);
@@ -47,7 +53,10 @@ fn check_is_clean_on_builtin_rules_and_names_file_line_col_on_errors() {
     assert!(out.contains("[E0101]") && out.contains("did you mean `density`?"), "{out}");
     let loc = out.lines().next().unwrap().rsplit(" at ").next().unwrap();
     let parts: Vec<&str> = loc.rsplitn(3, ':').collect();
-    assert!(parts[0].parse::<u32>().is_ok() && parts[1].parse::<u32>().is_ok(), "no line:col in {loc}");
+    assert!(
+        parts[0].parse::<u32>().is_ok() && parts[1].parse::<u32>().is_ok(),
+        "no line:col in {loc}"
+    );
 }
 
 #[test]
@@ -73,7 +82,21 @@ fn character_acceptance() {
     assert_eq!(num(&o["combat_order"]), "19.5");
     // The book's spellings of VACPAK resolve to the same gadget.
     for spelling in ["Vacpak", "VacPak", "Vapcak", "Vapcap", "VACPAK"] {
-        let v = json(&["roll", "starleader.character", "--set", "iq=11", "--set", "prowess=12", "--set", "emotions=9", "--set", "armor=Alloid-A", "--set", &format!("gadgets={spelling}"), "--json"]);
+        let v = json(&[
+            "roll",
+            "starleader.character",
+            "--set",
+            "iq=11",
+            "--set",
+            "prowess=12",
+            "--set",
+            "emotions=9",
+            "--set",
+            "armor=Alloid-A",
+            "--set",
+            &format!("gadgets={spelling}"),
+            "--json",
+        ]);
         assert_eq!(v["inputs"]["gadgets"], serde_json::json!(["Vacpak"]), "{spelling}");
     }
 }
@@ -111,7 +134,12 @@ fn fire_odds_are_an_exact_joint_distribution() {
         if out["heavy_hit"] != "none" {
             assert!(result == "hit" && damage >= 5);
         }
-        let (n, d) = o["probability"].as_str().unwrap().split_once('/').map(|(a, b)| (a.parse::<u128>().unwrap(), b.parse::<u128>().unwrap())).unwrap();
+        let (n, d) = o["probability"]
+            .as_str()
+            .unwrap()
+            .split_once('/')
+            .map(|(a, b)| (a.parse::<u128>().unwrap(), b.parse::<u128>().unwrap()))
+            .unwrap();
         // sum of fractions, exactly
         num_sum = num_sum * d + n * den;
         den *= d;
@@ -139,9 +167,25 @@ fn gcd(a: u128, b: u128) -> u128 {
 
 #[test]
 fn scripted_dice_are_used_exactly_and_errors_are_clear() {
-    let v = json(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--dice", "6,6,6,5,4,3", "--json"]);
+    let v = json(&[
+        "roll",
+        "starleader.fire",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--set",
+        "special_results=true",
+        "--dice",
+        "6,6,6,5,4,3",
+        "--json",
+    ]);
     assert_eq!(v["outcome"]["result"], "blown");
-    let faces: Vec<Value> = v["trace"].as_array().unwrap().iter().filter(|e| e["kind"] == "roll").map(|e| e["faces"].clone()).collect();
+    let faces: Vec<Value> = v["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "roll")
+        .map(|e| e["faces"].clone())
+        .collect();
     assert_eq!(faces, vec![serde_json::json!([6, 6, 6, 5]), serde_json::json!([4, 3])]);
 
     let few = rulebook(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--dice", "1,2,3,4"]);
@@ -154,7 +198,18 @@ fn scripted_dice_are_used_exactly_and_errors_are_clear() {
 
 #[test]
 fn a_seed_gives_byte_identical_output() {
-    let args = ["roll", "starleader.fire", "--set", "weapon=Mazer 14/13", "--set", "special_results=true", "--set", "heavy_hits=true", "--seed", "7"];
+    let args = [
+        "roll",
+        "starleader.fire",
+        "--set",
+        "weapon=Mazer 14/13",
+        "--set",
+        "special_results=true",
+        "--set",
+        "heavy_hits=true",
+        "--seed",
+        "7",
+    ];
     let a = rulebook(&args);
     let b = rulebook(&args);
     assert!(a.status.success());
@@ -172,7 +227,18 @@ fn bad_input_is_a_clear_error_never_a_panic() {
     assert!(e.contains("Ghazi 10/7"), "nearest names: {e}");
     assert!(!e.contains("panicked"));
 
-    let armor = rulebook(&["roll", "starleader.character", "--set", "iq=11", "--set", "prowess=12", "--set", "emotions=9", "--set", "armor=Aloid-A"]);
+    let armor = rulebook(&[
+        "roll",
+        "starleader.character",
+        "--set",
+        "iq=11",
+        "--set",
+        "prowess=12",
+        "--set",
+        "emotions=9",
+        "--set",
+        "armor=Aloid-A",
+    ]);
     assert!(stderr(&armor).contains("Alloid-A"), "{}", stderr(&armor));
 
     // Over the weapon cord limit and the tech limit: a validation error naming each limit.
@@ -208,7 +274,17 @@ fn bad_input_is_a_clear_error_never_a_panic() {
 fn list_shows_optional_rules_and_inputs() {
     let out = rulebook(&["list", "starleader"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    for name in ["special_results", "heavy_hits", "five_hits", "reduced_prowess", "mounted_weapons", "stunners", "dodging", "range_note", "panic_checks"] {
+    for name in [
+        "special_results",
+        "heavy_hits",
+        "five_hits",
+        "reduced_prowess",
+        "mounted_weapons",
+        "stunners",
+        "dodging",
+        "range_note",
+        "panic_checks",
+    ] {
         assert!(text.contains(name), "{name} missing from list: {text}");
     }
     let help = rulebook(&["roll", "--help"]);

@@ -22,13 +22,22 @@ fn p(d: &runtime::Distribution<Value>, field: &str, value: &str) -> String {
 }
 
 fn render(d: &runtime::Distribution<Value>) -> String {
-    d.outcomes.iter().map(|(o, pr)| format!("{:>12}  {:>6}%  {o}", pr.to_string(), pr.percent(2))).collect::<Vec<_>>().join("\n")
+    d.outcomes
+        .iter()
+        .map(|(o, pr)| format!("{:>12}  {:>6}%  {o}", pr.to_string(), pr.percent(2)))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
 fn four_dice_to_hit_matches_the_reference_table() {
     // B.4: P(4d6 <= T) for T = density + UP target size 2: T = 8, 10, 12 and 16.
-    for (weapon, want) in [("Hanza 6/-3", "35/648"), ("Hanza 8/-3", "103/648"), ("Ghazi 10/7", "145/432"), ("Mazer 14/13", "493/648")] {
+    for (weapon, want) in [
+        ("Hanza 6/-3", "35/648"),
+        ("Hanza 8/-3", "103/648"),
+        ("Ghazi 10/7", "145/432"),
+        ("Mazer 14/13", "493/648"),
+    ] {
         let d = dist("starleader.to_hit", &[("weapon", weapon)]);
         assert_eq!(p(&d, "result", "hit"), want, "{weapon}");
     }
@@ -43,7 +52,10 @@ fn special_results_match_reference_sl17() {
     assert_eq!(p(&d, "result", "jammed"), "5/216");
     assert_eq!(p(&d, "result", "blown"), "5/1296");
     // An obscured target (T = 5) still hits on any roll of 10 or less: 103/648.
-    let d = dist("starleader.to_hit", &[("weapon", "Hanza 6/-3"), ("obstacle_size", "3"), ("special_results", "true")]);
+    let d = dist(
+        "starleader.to_hit",
+        &[("weapon", "Hanza 6/-3"), ("obstacle_size", "3"), ("special_results", "true")],
+    );
     assert_eq!(p(&d, "result", "hit"), "103/648");
 }
 
@@ -109,7 +121,14 @@ fn distributions_snapshot() {
         ("starleader.panic_check", &[("emotions", "9")]),
         (
             "starleader.fire",
-            &[("weapon", "Ghazi 10/7"), ("target_size", "2"), ("armor_rating", "5"), ("range_hexes", "5"), ("special_results", "true"), ("heavy_hits", "true")],
+            &[
+                ("weapon", "Ghazi 10/7"),
+                ("target_size", "2"),
+                ("armor_rating", "5"),
+                ("range_hexes", "5"),
+                ("special_results", "true"),
+                ("heavy_hits", "true"),
+            ],
         ),
     ];
     let mut out = String::new();

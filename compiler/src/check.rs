@@ -2610,7 +2610,11 @@ impl<'a> Checker<'a> {
                 for &t in &ts {
                     let Some(ci) = self.tables[t].columns.iter().position(|(n, _)| *n == field.name) else {
                         let in_none = ts.iter().all(|&x| !self.tables[x].columns.iter().any(|(n, _)| *n == field.name));
-                        let table = if in_none && ts.len() > 1 { self.ty_name(&Ty::Key(ts.clone())) } else { self.tables[t].name.clone() };
+                        let table = if in_none && ts.len() > 1 {
+                            self.ty_name(&Ty::Key(ts.clone()))
+                        } else {
+                            self.tables[t].name.clone()
+                        };
                         let help = did_you_mean(
                             &field.name,
                             self.tables[t].columns.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),

@@ -594,17 +594,18 @@ impl<'a> Gen<'a> {
                     let _ = writeln!(o, "let {var}: {} = {};", self.rty(ty), self.owned(&v, ty));
                 } else {
                     let _ = writeln!(o, "let mut {var}: {} = {v};", self.rty(ty));
+                    // The base value is shown only when some modifier actually changes it.
+                    let base = format!(
+                        "if !{var}_shown {{ {var}_shown = true; trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                        lit(&format!("{name} (base)")),
+                        self.to_value(&format!("{var}_base"), ty),
+                        lit(cite.as_deref().unwrap_or(""))
+                    );
                     if !mods.is_empty() {
-                        let _ = writeln!(
-                            o,
-                            "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
-                            lit(&format!("{name} (base)")),
-                            self.to_value(var, ty),
-                            lit(cite.as_deref().unwrap_or(""))
-                        );
+                        let _ = writeln!(o, "let {var}_base = {var}; let mut {var}_shown = false;");
                     }
                     for m in mods {
-                        self.modifier(m, var, ty, o);
+                        self.modifier(m, var, ty, &base, o);
                     }
                     if let Some((lo, hi)) = clamp {
                         let wrap = |b: i64| {
@@ -802,12 +803,12 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn modifier(&self, m: &Mod, var: &str, ty: &Ty, o: &mut String) {
+    fn modifier(&self, m: &Mod, var: &str, ty: &Ty, base: &str, o: &mut String) {
         match m {
             Mod::One { value, name, when, cite } => {
                 let v = self.num_as(value, ty);
                 let apply = format!(
-                    "let m: {rt} = {v}; {add}\nif T::ENABLED && m != {zero} {{ trace.event(rt::Event::Modifier {{ name: {n}.to_string(), value: {mv}, cite: {c}.to_string() }}); }}",
+                    "let m: {rt} = {v}; {add}\nif T::ENABLED && m != {zero} {{ {base} trace.event(rt::Event::Modifier {{ name: {n}.to_string(), value: {mv}, cite: {c}.to_string() }}); }}",
                     rt = self.rty(ty),
                     add = self.add_assign(var, "m", ty),
                     zero = if *ty == Ty::Dec { "rt::Dec::ZERO" } else { "0" },
@@ -841,7 +842,7 @@ impl<'a> Gen<'a> {
                 }
                 let _ = writeln!(
                     o,
-                    "if let Some((m, n, c)) = best {{ {} if T::ENABLED {{ trace.event(rt::Event::Modifier {{ name: format!(\"{{}} ({})\", n), value: {}, cite: c.to_string() }}); }} }} }}",
+                    "if let Some((m, n, c)) = best {{ {} if T::ENABLED {{ {base} trace.event(rt::Event::Modifier {{ name: format!(\"{{}} ({})\", n), value: {}, cite: c.to_string() }}); }} }} }}",
                     self.add_assign(var, "m", ty),
                     name.replace('{', "{{").replace('}', "}}"),
                     self.to_value("m", ty)

@@ -47,13 +47,28 @@ pub fn run(systems: &[&'static rt::SystemInfo], out: &mut dyn Write, err: &mut d
         let argv = std::iter::once("rulebook").chain(args.iter().copied());
         let code = super::run(systems, argv, out, err);
         if code != ExitCode::SUCCESS {
-            return Err(CliError { message: format!("tour step {} failed", i + 1), code: 1 });
+            return Err(CliError {
+                message: format!("tour step {} failed", i + 1),
+                code: 1,
+            });
         }
     }
-    writeln!(out, "\nNext: `rulebook list starleader` shows every resolver, input and optional rule.")?;
+    writeln!(
+        out,
+        "\nNext: `rulebook list starleader` shows every resolver, input and optional rule."
+    )?;
     Ok(())
 }
 
 fn shell_words(args: &[&str]) -> String {
-    args.iter().map(|a| if a.contains(' ') || a.contains(',') { format!("\"{a}\"") } else { a.to_string() }).collect::<Vec<_>>().join(" ")
+    args.iter()
+        .map(|a| {
+            if a.contains(' ') || a.contains(',') {
+                format!("\"{a}\"")
+            } else {
+                a.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
