@@ -52,6 +52,12 @@ pub enum Item {
     },
     Table(TableDecl),
     Resolver(ResolverDecl),
+    Record {
+        name: Ident,
+        title: Option<String>,
+        cite: Option<Cite>,
+        fields: Vec<(Ident, TypeExpr)>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -334,6 +340,11 @@ pub enum Agg {
     All,
     Max,
     Min,
+    Map,
+    Filter,
+    First,
+    Sort,
+    SortDesc,
 }
 
 #[derive(Clone, Debug)]
@@ -353,6 +364,10 @@ pub enum ExprKind {
     Option(Ident),
     Field(Box<Expr>, Ident),
     Call(Ident, Vec<Expr>),
+    /// `record_type(field: value, ...)`
+    Construct(Ident, Vec<(Ident, Expr)>),
+    /// `value with (field: value, ...)`
+    With(Box<Expr>, Vec<(Ident, Expr)>),
     Agg {
         kind: Agg,
         var: Ident,

@@ -93,6 +93,8 @@ struct Checker<'a> {
     resolvers: Vec<ResolverDef>,
     resolver_idx: BTreeMap<String, usize>,
     alias_stack: Vec<String>,
+    records: Vec<RecordDef>,
+    record_idx: BTreeMap<String, usize>,
 }
 
 fn rust_ident_ok(name: &str) -> bool {
@@ -175,6 +177,8 @@ impl<'a> Checker<'a> {
             resolvers: Vec::new(),
             resolver_idx: BTreeMap::new(),
             alias_stack: Vec::new(),
+            records: Vec::new(),
+            record_idx: BTreeMap::new(),
         }
     }
 
@@ -388,6 +392,18 @@ impl<'a> Checker<'a> {
                 ast::Item::Const { name, .. } => {
                     self.defined(name, &mut seen, "constant");
                 }
+                ast::Item::Record { name, title, cite, .. } => {
+                    if self.defined(name, &mut seen, "record") {
+                        self.record_idx.insert(name.name.clone(), self.records.len());
+                        let cite = cite.as_ref().map(|c| self.cite(c)).unwrap_or_default();
+                        self.records.push(RecordDef {
+                            name: name.name.clone(),
+                            title: title.clone().unwrap_or_default(),
+                            cite,
+                            fields: Vec::new(),
+                        });
+                    }
+                }
                 ast::Item::System { .. } => {}
             }
         }
@@ -472,6 +488,30 @@ impl<'a> Checker<'a> {
                 self.table_keys[tid] = keys;
             }
         }
+        // Pass 2b: record fields (they may name enums, tables and other records).
+        for item in &items {
+            if let ast::Item::Record { name, fields, .. } = item {
+                let Some(&ri) = self.record_idx.get(&name.name) else { continue };
+                let mut fseen = BTreeMap::new();
+                let mut out = Vec::new();
+                for (f, te) in fields {
+                    let (ty, bounds) = self.type_expr(te);
+                    if self.defined(f, &mut fseen, "field") {
+                        if !rust_ident_ok(&f.name) {
+                            self.err(
+                                "E0102",
+                                f.span,
+                                format!("`{}` is a reserved name", f.name),
+                                "reserved",
+                                Some("choose another field name".into()),
+                            );
+                        }
+                        out.push((f.name.clone(), ty, bounds));
+                    }
+                }
+                self.records[ri].fields = out;
+            }
+        }
         // Pass 3: constants.
         for item in &items {
             if let ast::Item::Const { name, value, .. } = item {
@@ -545,6 +585,7 @@ impl<'a> Checker<'a> {
             enums: std::mem::take(&mut self.enums),
             tables: std::mem::take(&mut self.tables),
             resolvers: std::mem::take(&mut self.resolvers),
+            records: std::mem::take(&mut self.records),
         })
     }
 
@@ -565,6 +606,7 @@ impl<'a> Checker<'a> {
             Ty::List(i) => format!("list {}", self.ty_name(i)),
             Ty::Outcome(r) => format!("outcome of `{}`", self.resolvers.get(*r).map(|r| r.name.as_str()).unwrap_or("")),
             Ty::Row(t) => format!("row of `{}`", self.tables.get(*t).map(|t| t.name.as_str()).unwrap_or("")),
+            Ty::Rec(r) => self.records.get(*r).map(|r| r.name.clone()).unwrap_or_default(),
             Ty::NoneLit => "none".into(),
             Ty::EmptyList => "empty list".into(),
             Ty::Error => "?".into(),
@@ -574,6 +616,7 @@ impl<'a> Checker<'a> {
     fn type_names(&self) -> Vec<String> {
         let mut v: Vec<String> = ["int", "decimal", "bool", "text"].iter().map(|s| s.to_string()).collect();
         v.extend(self.enums.iter().map(|e| e.name.clone()));
+        v.extend(self.records.iter().map(|r| r.name.clone()));
         v.extend(
             self.tables
                 .iter()
@@ -616,6 +659,9 @@ impl<'a> Checker<'a> {
             _ => {
                 if let Some(&e) = self.enum_idx.get(name) {
                     return (Ty::Enum(e), None);
+                }
+                if let Some(&r) = self.record_idx.get(name) {
+                    return (Ty::Rec(r), None);
                 }
                 if let Some(&t) = self.table_idx.get(name) {
                     self.tables[t].used = true;
@@ -2292,8 +2338,9 @@ impl<'a> Checker<'a> {
                 };
                 ctx.scopes.push(BTreeMap::new());
                 let eiv = elem_iv(&le);
+                let elem_ty = elem.clone();
                 let rust = ctx.bind(&var.name, elem, eiv, false);
-                let want_bool = matches!(kind, Agg::Count | Agg::Any | Agg::All);
+                let want_bool = matches!(kind, Agg::Count | Agg::Any | Agg::All | Agg::Filter | Agg::First);
                 let be = self.expr(ctx, body, if want_bool { Some(&Ty::Bool) } else { None });
                 ctx.scopes.pop();
                 let be = if want_bool { self.coerce(be, &Ty::Bool) } else { be };
@@ -2326,6 +2373,22 @@ impl<'a> Checker<'a> {
                         }
                         (be.ty.clone(), be.iv.join(Iv::exact(0)))
                     }
+                    Agg::Map => (Ty::List(Box::new(be.ty.clone())), Iv::UNKNOWN),
+                    Agg::Filter => (Ty::List(Box::new(elem_ty.clone())), Iv::UNKNOWN),
+                    Agg::First => (Ty::Opt(Box::new(elem_ty.clone())), Iv::UNKNOWN),
+                    Agg::Sort | Agg::SortDesc => {
+                        if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Bool | Ty::Text | Ty::Enum(_) | Ty::Error) {
+                            let tn = self.ty_name(&be.ty);
+                            self.err(
+                                "E0201",
+                                body.span,
+                                format!("`{}` orders by a number, yes/no, text or enum, found {tn}", agg_name(*kind)),
+                                "cannot order by this",
+                                None,
+                            );
+                        }
+                        (Ty::List(Box::new(elem_ty.clone())), Iv::UNKNOWN)
+                    }
                 };
                 mk(
                     ExprKind::Agg {
@@ -2336,6 +2399,109 @@ impl<'a> Checker<'a> {
                     },
                     ty,
                     iv,
+                )
+            }
+            K::Construct(name, inits) => {
+                let Some(&ri) = self.record_idx.get(&name.name) else {
+                    let help = did_you_mean(
+                        &name.name,
+                        self.records.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+                        "record",
+                    );
+                    self.err(
+                        "E0101",
+                        name.span,
+                        format!("unknown record type `{}`", name.name),
+                        "not a record",
+                        Some(help),
+                    );
+                    return Self::err_expr(span);
+                };
+                let fields = self.records[ri].fields.clone();
+                let mut given: BTreeMap<String, Expr> = BTreeMap::new();
+                for (f, x) in inits {
+                    match fields.iter().find(|(n, _, _)| *n == f.name) {
+                        Some((_, fty, _)) => {
+                            let e = self.expr(ctx, x, Some(fty));
+                            let e = self.coerce(e, fty);
+                            if given.insert(f.name.clone(), e).is_some() {
+                                self.err("E0202", f.span, format!("field `{}` is given twice", f.name), "repeated", None);
+                            }
+                        }
+                        None => {
+                            let help = did_you_mean(&f.name, fields.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>(), "field");
+                            self.err(
+                                "E0202",
+                                f.span,
+                                format!("record `{}` has no field `{}`", name.name, f.name),
+                                "unknown field",
+                                Some(help),
+                            );
+                        }
+                    }
+                }
+                let mut out = Vec::new();
+                for (n, fty, _) in &fields {
+                    match given.remove(n) {
+                        Some(e) => out.push((n.clone(), e)),
+                        None => {
+                            let tn = self.ty_name(fty);
+                            self.err(
+                                "E0202",
+                                name.span,
+                                format!("record `{}` is missing field `{n}` ({tn})", name.name),
+                                "missing field",
+                                Some(format!("add `{n}: ...`")),
+                            );
+                        }
+                    }
+                }
+                mk(ExprKind::Construct { rec: ri, fields: out }, Ty::Rec(ri), Iv::UNKNOWN)
+            }
+            K::With(base, inits) => {
+                let b = self.expr(ctx, base, None);
+                let Ty::Rec(ri) = b.ty else {
+                    if b.ty != Ty::Error {
+                        let tn = self.ty_name(&b.ty);
+                        self.err(
+                            "E0201",
+                            base.span,
+                            format!("`with` copies a record, but this is {tn}"),
+                            "not a record",
+                            None,
+                        );
+                    }
+                    return Self::err_expr(span);
+                };
+                let fields = self.records[ri].fields.clone();
+                let mut updates = Vec::new();
+                for (f, x) in inits {
+                    match fields.iter().find(|(n, _, _)| *n == f.name) {
+                        Some((_, fty, _)) => {
+                            let e = self.expr(ctx, x, Some(fty));
+                            updates.push((f.name.clone(), self.coerce(e, fty)));
+                        }
+                        None => {
+                            let rn = self.records[ri].name.clone();
+                            let help = did_you_mean(&f.name, fields.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>(), "field");
+                            self.err(
+                                "E0202",
+                                f.span,
+                                format!("record `{rn}` has no field `{}`", f.name),
+                                "unknown field",
+                                Some(help),
+                            );
+                        }
+                    }
+                }
+                mk(
+                    ExprKind::With {
+                        base: Box::new(b),
+                        rec: ri,
+                        updates,
+                    },
+                    Ty::Rec(ri),
+                    Iv::UNKNOWN,
                 )
             }
             K::Neg(x) => {
@@ -2725,6 +2891,37 @@ impl<'a> Checker<'a> {
                     Self::err_expr(span)
                 }
             },
+            Ty::Rec(r) if !optional => match self.records[r].fields.iter().find(|(n, _, _)| *n == field.name) {
+                Some((_, fty, bounds)) => {
+                    let ty = fty.clone();
+                    let iv = match bounds {
+                        Some((lo, hi)) => Iv::range(*lo, *hi),
+                        None => Iv::UNKNOWN,
+                    };
+                    Expr {
+                        kind: ExprKind::Field(Box::new(b), field.name.clone()),
+                        ty,
+                        iv,
+                        span,
+                    }
+                }
+                None => {
+                    let rn = self.records[r].name.clone();
+                    let help = did_you_mean(
+                        &field.name,
+                        self.records[r].fields.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>(),
+                        "field",
+                    );
+                    self.err(
+                        "E0101",
+                        field.span,
+                        format!("record `{rn}` has no field `{}`", field.name),
+                        "unknown field",
+                        Some(help),
+                    );
+                    Self::err_expr(span)
+                }
+            },
             Ty::Error => Self::err_expr(span),
             other => {
                 let tn = self.ty_name(&b.ty);
@@ -3099,6 +3296,11 @@ fn agg_name(a: Agg) -> &'static str {
         Agg::All => "all",
         Agg::Max => "max",
         Agg::Min => "min",
+        Agg::Map => "map",
+        Agg::Filter => "filter",
+        Agg::First => "first",
+        Agg::Sort => "sort",
+        Agg::SortDesc => "sort_desc",
     }
 }
 
@@ -3391,6 +3593,11 @@ fn scan_expr(e: &ast::Expr, opts: &mut Vec<String>) {
         K::Option(id) => opts.push(id.name.clone()),
         K::List(xs) | K::Call(_, xs) => xs.iter().for_each(|x| scan_expr(x, opts)),
         K::Field(b, _) | K::Neg(b) | K::Not(b) | K::Is(b, _) => scan_expr(b, opts),
+        K::Construct(_, inits) => inits.iter().for_each(|(_, x)| scan_expr(x, opts)),
+        K::With(b, inits) => {
+            scan_expr(b, opts);
+            inits.iter().for_each(|(_, x)| scan_expr(x, opts));
+        }
         K::Agg { list, body, .. } => {
             scan_expr(list, opts);
             scan_expr(body, opts);

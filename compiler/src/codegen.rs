@@ -70,6 +70,9 @@ impl<'a> Gen<'a> {
         for e in &sys.enums {
             m.raw(&self.enum_def(e));
         }
+        for r in &sys.records {
+            m.raw(&self.record_def(r));
+        }
         for (tid, t) in sys.tables.iter().enumerate() {
             m.raw(&self.table_def(tid, t));
         }
@@ -98,13 +101,14 @@ impl<'a> Gen<'a> {
             Ty::Int => "i64".into(),
             Ty::Dec => "rt::Dec".into(),
             Ty::Bool => "bool".into(),
-            Ty::Text => "&'static str".into(),
+            Ty::Text => "rt::Text".into(),
             Ty::Enum(e) => camel(&self.sys.enums[*e].name),
             Ty::Key(_) => "rt::Key".into(),
             Ty::Opt(i) => format!("Option<{}>", self.rty(i)),
             Ty::List(i) => format!("Vec<{}>", self.rty(i)),
             Ty::Outcome(r) => format!("{}Outcome", camel(&self.sys.resolvers[*r].name)),
             Ty::Row(t) => format!("&'static {}Row", camel(&self.sys.tables[*t].name)),
+            Ty::Rec(r) => camel(&self.sys.records[*r].name),
             Ty::NoneLit | Ty::EmptyList | Ty::Error => "()".into(),
         }
     }
@@ -114,6 +118,7 @@ impl<'a> Gen<'a> {
         match t {
             Ty::List(i) => format!("&'static [{}]", self.static_ty(i)),
             Ty::Opt(i) => format!("Option<{}>", self.static_ty(i)),
+            Ty::Text => "&'static str".into(),
             other => self.rty(other),
         }
     }
@@ -123,12 +128,13 @@ impl<'a> Gen<'a> {
             Ty::Int => "0".into(),
             Ty::Dec => "rt::Dec::ZERO".into(),
             Ty::Bool => "false".into(),
-            Ty::Text => "\"\"".into(),
+            Ty::Text => "rt::Text::Borrowed(\"\")".into(),
             Ty::Enum(e) => format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[0].0)),
             Ty::Key(_) => "rt::Key { table: 0, row: 0, name: \"\" }".into(),
             Ty::Opt(_) => "None".into(),
             Ty::List(_) => "Vec::new()".into(),
             Ty::Outcome(r) => format!("{}Outcome::default()", camel(&self.sys.resolvers[*r].name)),
+            Ty::Rec(r) => format!("{}::blank()", camel(&self.sys.records[*r].name)),
             _ => "Default::default()".into(),
         }
     }
@@ -141,7 +147,8 @@ impl<'a> Gen<'a> {
             (Const::Int(v), _) => format!("{v}i64"),
             (Const::Dec(n, d), _) => format!("rt::Dec::raw({n}, {d})"),
             (Const::Bool(b), _) => b.to_string(),
-            (Const::Text(s), _) => lit(s),
+            (Const::Text(s), _) if in_static => lit(s),
+            (Const::Text(s), _) => format!("rt::Text::Borrowed({})", lit(s)),
             (Const::Enum(e, v), _) => format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[*v].0)),
             (Const::Key { table, row, name }, _) => format!("rt::Key {{ table: {table}, row: {row}, name: {} }}", lit(name)),
             (Const::List(items), Ty::List(i)) => {
@@ -178,7 +185,7 @@ impl<'a> Gen<'a> {
                 "rt::Value::List(({code}).iter().map(|x| {}).collect())",
                 self.to_value("*x", i).replace("(*x).to_value()", "x.to_value()")
             ),
-            Ty::Outcome(_) | Ty::Row(_) => format!("({code}).to_value()"),
+            Ty::Outcome(_) | Ty::Row(_) | Ty::Rec(_) => format!("({code}).to_value()"),
             _ => "rt::Value::None".into(),
         }
     }
@@ -207,6 +214,7 @@ impl<'a> Gen<'a> {
             }
             Ty::Outcome(r) => format!("rt::Ty::Record({})", lit(&self.sys.resolvers[*r].name)),
             Ty::Row(t) => format!("rt::Ty::Record({})", lit(&self.sys.tables[*t].name)),
+            Ty::Rec(r) => format!("rt::Ty::Struct(&RECORD_{})", upper(&self.sys.records[*r].name)),
             _ => "rt::Ty::Text".into(),
         };
         let name = format!("TY_{}", statics.len());
@@ -264,6 +272,119 @@ impl<'a> Gen<'a> {
             lit(&e.name),
             variants.join(", ")
         )
+    }
+
+    // ------------------------------------------------------------ records
+    fn record_def(&self, r: &RecordDef) -> String {
+        let name = camel(&r.name);
+        let mut st = codegen::Struct::new(&name);
+        st.vis("pub")
+            .derive("Clone")
+            .derive("Debug")
+            .derive("PartialEq")
+            .derive("Eq")
+            .derive("PartialOrd")
+            .derive("Ord")
+            .derive("Hash");
+        st.doc(&format!("{} [{}]", if r.title.is_empty() { &r.name } else { &r.title }, r.cite));
+        for (f, t, _) in &r.fields {
+            st.new_field(f, self.rty(t)).vis("pub");
+        }
+        let mut s = codegen::Scope::new();
+        s.push_struct(st);
+        let blank: Vec<String> = r
+            .fields
+            .iter()
+            .map(|(f, t, b)| {
+                let v = match (t, b) {
+                    (Ty::Int, Some((lo, hi))) => format!("{}i64", (*lo).max((*hi).min(0))),
+                    _ => self.default_of(t),
+                };
+                format!("{f}: {v}")
+            })
+            .collect();
+        let vals: Vec<String> = r
+            .fields
+            .iter()
+            .map(|(f, t, _)| format!("({}, {})", lit(f), self.to_value(&format!("self.{f}"), t)))
+            .collect();
+        let reads: Vec<String> = r.fields.iter().map(|(f, t, _)| {
+            let get = format!("fields.iter().find(|(k, _)| *k == {}).map(|(_, v)| v).ok_or_else(|| rt::Error::MissingInput {{ input: format!(\"{{}}.{}\", name), ty: {}.to_string() }})?", lit(f), f, lit(&self.ty_text(t)));
+            format!("{f}: {}", self.read_from(&get, &format!("{}.{f}", r.name), t))
+        }).collect();
+        let infos: Vec<String> = r
+            .fields
+            .iter()
+            .map(|(f, t, b)| {
+                let mut statics = Vec::new();
+                let ty = self.registry_ty(t, *b, &mut statics);
+                let _ = ty;
+                format!(
+                    "rt::FieldInfo {{ name: {}, ty: &{}, doc: \"\" }}",
+                    lit(f),
+                    self.inline_registry_ty(t, *b)
+                )
+            })
+            .collect();
+        format!(
+            "{}\nimpl {name} {{\n /// A record with every field at its zero value (or nearest bound).\n pub fn blank() -> Self {{ {name} {{ {} }} }}\n pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }}\n pub fn from_value(v: &rt::Value, name: &str) -> Result<Self, rt::Error> {{ let rt::Value::Record(fields) = v else {{ return Err(rt::Error::BadValue {{ input: name.to_string(), text: v.to_string(), expected: {}.to_string() }}); }}; Ok({name} {{ {} }}) }}\n}}\npub static RECORD_{}: rt::RecordInfo = rt::RecordInfo {{ name: {}, fields: &[{}] }};",
+            s.to_string(),
+            blank.join(", "),
+            vals.join(", "),
+            lit(&format!("a {} record", r.name)),
+            reads.join(", "),
+            upper(&r.name),
+            lit(&r.name),
+            infos.join(", ")
+        )
+    }
+
+    /// Run-time checks that bounded int fields stay within their declared range.
+    fn field_checks<'b>(&self, r: &RecordDef, vals: impl Iterator<Item = (&'b str, String)>) -> String {
+        let mut code = String::new();
+        for (n, v) in vals {
+            if let Some((_, Ty::Int, Some((lo, hi)))) = r.fields.iter().find(|(f, _, _)| f == n) {
+                let _ = write!(
+                    code,
+                    "if !({lo}i64..={hi}i64).contains(&{v}) {{ return Err(rt::Error::OutOfRange {{ input: {}.to_string(), value: {v}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }} ",
+                    lit(&format!("{}.{n}", r.name))
+                );
+            }
+        }
+        code
+    }
+
+    /// A registry type written inline as a `&'static` constant expression (record fields).
+    fn inline_registry_ty(&self, t: &Ty, bounds: Option<(i64, i64)>) -> String {
+        match t {
+            Ty::Int => {
+                let (lo, hi) = bounds.unwrap_or((i64::MIN, i64::MAX));
+                format!("rt::Ty::Int {{ min: {lo}, max: {hi} }}")
+            }
+            Ty::Dec => "rt::Ty::Dec".into(),
+            Ty::Bool => "rt::Ty::Bool".into(),
+            Ty::Text => "rt::Ty::Text".into(),
+            Ty::Enum(e) => format!("rt::Ty::Enum(&ENUM_{})", upper(&self.sys.enums[*e].name)),
+            Ty::Key(ts) => format!(
+                "rt::Ty::Key(&[{}])",
+                ts.iter().map(|t| format!("&TABLES[{t}]")).collect::<Vec<_>>().join(", ")
+            ),
+            Ty::Opt(i) => format!("rt::Ty::Opt(&{})", self.inline_registry_ty(i, bounds)),
+            Ty::List(i) => format!("rt::Ty::List(&{})", self.inline_registry_ty(i, bounds)),
+            Ty::Rec(r) => format!("rt::Ty::Struct(&RECORD_{})", upper(&self.sys.records[*r].name)),
+            _ => "rt::Ty::Text".into(),
+        }
+    }
+
+    /// Read a typed value out of the `&rt::Value` expression `v` (input binding).
+    fn read_from(&self, v: &str, name: &str, t: &Ty) -> String {
+        let n = lit(name);
+        match t {
+            Ty::Opt(i) => format!("match {v} {{ rt::Value::None => None, x => Some({}) }}", self.read_from("x", name, i)),
+            Ty::List(i) => format!("match {v} {{ rt::Value::List(xs) => xs.iter().map(|x| -> Result<{}, rt::Error> {{ Ok({}) }}).collect::<Result<Vec<_>, _>>()?, x => return Err(rt::Error::BadValue {{ input: {n}.to_string(), text: x.to_string(), expected: \"a list\".to_string() }}) }}", self.rty(i), self.read_from("x", name, i)),
+            Ty::Rec(r) => format!("{}::from_value({v}, {n})?", camel(&self.sys.records[*r].name)),
+            _ => self.read_value(v, name, t),
+        }
     }
 
     // ------------------------------------------------------------ tables
@@ -553,14 +674,20 @@ impl<'a> Gen<'a> {
             Ty::Bool => format!("rt::get_bool(m, {n})?"),
             Ty::Enum(_) => format!("rt::get_enum(m, {n})?"),
             Ty::Key(_) => format!("rt::get_key(m, {n})?"),
+            Ty::Text => format!("rt::Text::Owned(rt::get_text(m, {n})?.to_string())"),
             Ty::Opt(i) => format!(
                 "match m.get({n}) {{ None | Some(rt::Value::None) => None, Some(v) => Some({}) }}",
-                self.read_value("v", name, i)
+                self.read_from("v", name, i)
             ),
             Ty::List(i) => format!(
                 "rt::get_list(m, {n})?.iter().map(|v| -> Result<{}, rt::Error> {{ Ok({}) }}).collect::<Result<Vec<_>, _>>()?",
                 self.rty(i),
-                self.read_value("v", name, i)
+                self.read_from("v", name, i)
+            ),
+            Ty::Rec(r) => format!(
+                "{}::from_value(m.get({n}).ok_or_else(|| rt::Error::MissingInput {{ input: {n}.to_string(), ty: {}.to_string() }})?, {n})?",
+                camel(&self.sys.records[*r].name),
+                lit(&self.sys.records[*r].name)
             ),
             _ => "Default::default()".into(),
         }
@@ -574,6 +701,7 @@ impl<'a> Gen<'a> {
             Ty::Bool => format!("rt::value_as_bool({v}, {n})?"),
             Ty::Enum(_) => format!("rt::value_as_enum({v}, {n})?"),
             Ty::Key(_) => format!("rt::value_as_key({v}, {n})?"),
+            Ty::Text => format!("rt::Text::Owned(rt::value_as_text({v}, {n})?.to_string())"),
             _ => "Default::default()".into(),
         }
     }
@@ -781,7 +909,13 @@ impl<'a> Gen<'a> {
                 o.push_str("}\n");
             }
             Stmt::For { var, list, body } => {
-                let _ = writeln!(o, "for {var} in ({}).iter().copied() {{", self.expr(list));
+                let copy = matches!(&list.ty, Ty::List(t) if is_copy(t));
+                let _ = writeln!(
+                    o,
+                    "for {var} in ({}).iter(){} {{",
+                    self.expr(list),
+                    if copy { ".copied()" } else { "" }
+                );
                 self.block(body, o);
                 o.push_str("}\n");
             }
@@ -927,29 +1061,40 @@ impl<'a> Gen<'a> {
             } => {
                 let id = self.key_col_id(tables, column);
                 if *optional {
-                    format!(
+                    let code = format!(
                         "(match {} {{ Some(k) => Some(key_col_{id}(k)?), None => None }}){}",
                         self.expr(key),
                         self.flatten_suffix(tables, column)
-                    )
+                    );
+                    from_static(&code, &e.ty)
                 } else {
-                    format!("key_col_{id}({})?", self.expr(key))
+                    from_static(&format!("key_col_{id}({})?", self.expr(key)), &e.ty)
                 }
             }
             ExprKind::KeyName { key, optional } => {
                 if *optional {
-                    format!("({}).map(|k| k.name)", self.expr(key))
+                    format!("({}).map(|k| rt::Text::Borrowed(k.name))", self.expr(key))
                 } else {
-                    format!("({}).name", self.expr(key))
+                    format!("rt::Text::Borrowed(({}).name)", self.expr(key))
                 }
             }
             ExprKind::Field(b, f) => {
-                format!("{}.{f}", self.expr(b))
+                let code = format!("{}.{f}", self.expr(b));
+                if matches!(b.ty, Ty::Row(_)) {
+                    from_static(&code, &e.ty)
+                } else {
+                    code
+                }
             }
             ExprKind::Lookup { table, args } => {
                 let t = &self.sys.tables[*table];
                 let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
-                format!("lookup_{}(trace, {})?", t.name, a.join(", "))
+                let code = format!("lookup_{}(trace, {})?", t.name, a.join(", "));
+                if t.result.is_some() {
+                    from_static(&code, &e.ty)
+                } else {
+                    code
+                }
             }
             ExprKind::Func(f, args) => {
                 let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
@@ -997,29 +1142,58 @@ impl<'a> Gen<'a> {
                 let l = self.expr(list);
                 let b = self.expr(body);
                 let dec = body.ty == Ty::Dec;
+                let elem = match &list.ty {
+                    Ty::List(t) => (**t).clone(),
+                    _ => Ty::Error,
+                };
+                // Copy elements are iterated by value, others by reference (cloned when kept).
+                let it = if is_copy(&elem) { ".iter().copied()" } else { ".iter()" };
+                let keep = if is_copy(&elem) { var.clone() } else { format!("{var}.clone()") };
+                match kind {
+                    Agg::Map => {
+                        let pushed = self.owned(&b, &body.ty);
+                        return format!("{{ let mut acc = Vec::new(); for {var} in ({l}){it} {{ acc.push({pushed}); }} acc }}");
+                    }
+                    Agg::Filter => {
+                        return format!("{{ let mut acc = Vec::new(); for {var} in ({l}){it} {{ if {b} {{ acc.push({keep}); }} }} acc }}")
+                    }
+                    Agg::First => {
+                        return format!(
+                            "{{ let mut acc = None; for {var} in ({l}){it} {{ if {b} {{ acc = Some({keep}); break; }} }} acc }}"
+                        )
+                    }
+                    Agg::Sort | Agg::SortDesc => {
+                        let cmp = if matches!(kind, Agg::Sort) {
+                            "a.0.cmp(&b.0)"
+                        } else {
+                            "b.0.cmp(&a.0)"
+                        };
+                        return format!("{{ let mut keyed = Vec::new(); for {var} in ({l}){it} {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}");
+                    }
+                    _ => {}
+                }
                 match kind {
                     Agg::Sum => {
                         if dec {
-                            format!("{{ let mut acc = rt::Dec::ZERO; for {var} in ({l}).iter().copied() {{ acc = acc.checked_add({b})?; }} acc }}")
+                            format!("{{ let mut acc = rt::Dec::ZERO; for {var} in ({l}){it} {{ acc = acc.checked_add({b})?; }} acc }}")
                         } else {
-                            format!("{{ let mut acc: i64 = 0; for {var} in ({l}).iter().copied() {{ acc = acc.checked_add({b}).ok_or(rt::Error::Overflow)?; }} acc }}")
+                            format!("{{ let mut acc: i64 = 0; for {var} in ({l}){it} {{ acc = acc.checked_add({b}).ok_or(rt::Error::Overflow)?; }} acc }}")
                         }
                     }
                     Agg::Count => {
-                        format!("{{ let mut acc: i64 = 0; for {var} in ({l}).iter().copied() {{ if {b} {{ acc += 1; }} }} acc }}")
+                        format!("{{ let mut acc: i64 = 0; for {var} in ({l}){it} {{ if {b} {{ acc += 1; }} }} acc }}")
                     }
                     Agg::Any => {
-                        format!("{{ let mut acc = false; for {var} in ({l}).iter().copied() {{ if {b} {{ acc = true; break; }} }} acc }}")
+                        format!("{{ let mut acc = false; for {var} in ({l}){it} {{ if {b} {{ acc = true; break; }} }} acc }}")
                     }
-                    Agg::All => format!(
-                        "{{ let mut acc = true; for {var} in ({l}).iter().copied() {{ if !({b}) {{ acc = false; break; }} }} acc }}"
-                    ),
+                    Agg::All => format!("{{ let mut acc = true; for {var} in ({l}){it} {{ if !({b}) {{ acc = false; break; }} }} acc }}"),
+                    Agg::Map | Agg::Filter | Agg::First | Agg::Sort | Agg::SortDesc => String::new(),
                     Agg::Max | Agg::Min => {
                         let (zero, cmp) = (
                             if dec { "rt::Dec::ZERO" } else { "0i64" },
                             if matches!(kind, Agg::Max) { ">" } else { "<" },
                         );
-                        format!("{{ let mut acc = None; for {var} in ({l}).iter().copied() {{ let x = {b}; if acc.map_or(true, |a| x {cmp} a) {{ acc = Some(x); }} }} acc.unwrap_or({zero}) }}")
+                        format!("{{ let mut acc = None; for {var} in ({l}){it} {{ let x = {b}; if acc.map_or(true, |a| x {cmp} a) {{ acc = Some(x); }} }} acc.unwrap_or({zero}) }}")
                     }
                 }
             }
@@ -1081,6 +1255,32 @@ impl<'a> Gen<'a> {
                 format!("({s})")
             }
             ExprKind::ToDec(x) => format!("rt::Dec::from_int({})", self.expr(x)),
+            ExprKind::Construct { rec, fields } => {
+                let r = &self.sys.records[*rec];
+                let mut code = String::from("{ ");
+                for (i, (_, x)) in fields.iter().enumerate() {
+                    let _ = write!(code, "let f{i} = {}; ", self.owned(&self.expr(x), &x.ty));
+                }
+                code.push_str(&self.field_checks(r, fields.iter().enumerate().map(|(i, (n, _))| (n.as_str(), format!("f{i}")))));
+                let inits: Vec<String> = fields.iter().enumerate().map(|(i, (n, _))| format!("{n}: f{i}")).collect();
+                let _ = write!(code, "{} {{ {} }} }}", camel(&r.name), inits.join(", "));
+                code
+            }
+            ExprKind::With { base, rec, updates } => {
+                let r = &self.sys.records[*rec];
+                // Every new value is computed from the old record before any field changes.
+                let mut code = String::from("{ ");
+                for (i, (_, x)) in updates.iter().enumerate() {
+                    let _ = write!(code, "let u{i} = {}; ", self.owned(&self.expr(x), &x.ty));
+                }
+                code.push_str(&self.field_checks(r, updates.iter().enumerate().map(|(i, (n, _))| (n.as_str(), format!("u{i}")))));
+                let _ = write!(code, "let mut r = {}; ", self.owned(&self.expr(base), &base.ty));
+                for (i, (n, _)) in updates.iter().enumerate() {
+                    let _ = write!(code, "r.{n} = u{i}; ");
+                }
+                code.push_str("r }");
+                code
+            }
             ExprKind::Some(x) => format!("Some({})", self.expr(x)),
             ExprKind::List(items) => format!("vec![{}]", items.iter().map(|x| self.expr(x)).collect::<Vec<_>>().join(", ")),
         }
@@ -1308,9 +1508,19 @@ fn strip_list_static(t: &Ty) -> Ty {
     t.clone()
 }
 
+/// A value read from a static table row, as the expression type (static text becomes `rt::Text`).
+fn from_static(code: &str, t: &Ty) -> String {
+    match t {
+        Ty::Text => format!("rt::Text::Borrowed({code})"),
+        Ty::Opt(i) if **i == Ty::Text => format!("({code}).map(rt::Text::Borrowed)"),
+        Ty::List(i) if **i == Ty::Text => format!("({code}).iter().map(|s| rt::Text::Borrowed(*s)).collect::<Vec<_>>()"),
+        _ => code.to_string(),
+    }
+}
+
 fn is_copy(t: &Ty) -> bool {
     match t {
-        Ty::Int | Ty::Dec | Ty::Bool | Ty::Text | Ty::Enum(_) | Ty::Key(_) | Ty::Row(_) => true,
+        Ty::Int | Ty::Dec | Ty::Bool | Ty::Enum(_) | Ty::Key(_) | Ty::Row(_) => true,
         Ty::Opt(i) => is_copy(i),
         _ => false,
     }

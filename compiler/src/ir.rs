@@ -18,6 +18,8 @@ pub enum Ty {
     Outcome(usize),
     /// A row record of a range table with columns.
     Row(usize),
+    /// A declared `record` type.
+    Rec(usize),
     /// The literal `none` before it meets an optional type.
     NoneLit,
     /// The literal `[]` before it meets a list type.
@@ -93,6 +95,16 @@ pub struct System {
     pub enums: Vec<EnumDef>,
     pub tables: Vec<TableDef>,
     pub resolvers: Vec<ResolverDef>,
+    pub records: Vec<RecordDef>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RecordDef {
+    pub name: String,
+    pub title: String,
+    pub cite: String,
+    /// Field name, type and declared int bounds (checked at run time when a record is built).
+    pub fields: Vec<(String, Ty, Option<(i64, i64)>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -229,6 +241,17 @@ pub enum ExprKind {
     Is(Box<Expr>, Vec<usize>),
     If(Vec<(Expr, Expr)>, Box<Expr>),
     ToDec(Box<Expr>),
+    /// A record built field by field (all fields, in declaration order).
+    Construct {
+        rec: usize,
+        fields: Vec<(String, Expr)>,
+    },
+    /// A copy of a record with some fields replaced.
+    With {
+        base: Box<Expr>,
+        rec: usize,
+        updates: Vec<(String, Expr)>,
+    },
     Some(Box<Expr>),
     List(Vec<Expr>),
 }

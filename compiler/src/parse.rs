@@ -311,6 +311,32 @@ impl Lower {
                     cite: cite?,
                 })
             }
+            Rule::record_decl => {
+                let mut name = None;
+                let mut title = None;
+                let mut cite = None;
+                let mut fields = Vec::new();
+                for c in p.into_inner().filter(not_kw) {
+                    match c.as_rule() {
+                        Rule::ident => name = Some(self.ident(c)),
+                        Rule::string => title = Some(unquote(&c)),
+                        Rule::cite => cite = Some(self.cite(c)),
+                        Rule::column => {
+                            let mut ci = c.into_inner().filter(not_kw);
+                            let n = self.ident(ci.next()?);
+                            let t = self.type_expr(ci.next()?);
+                            fields.push((n, t));
+                        }
+                        _ => {}
+                    }
+                }
+                Some(Item::Record {
+                    name: name?,
+                    title,
+                    cite,
+                    fields,
+                })
+            }
             Rule::table_decl => self.table(p).map(Item::Table),
             Rule::resolver_decl => self.resolver(p).map(Item::Resolver),
             _ => None,
@@ -777,6 +803,18 @@ impl Lower {
         Some(Stmt { kind, span })
     }
 
+    fn field_inits(&mut self, p: Pair<Rule>) -> Vec<(Ident, Expr)> {
+        let mut out = Vec::new();
+        for fi in p.into_inner().filter(not_kw) {
+            let mut it = fi.into_inner().filter(not_kw);
+            if let (Some(n), Some(v)) = (it.next(), it.next()) {
+                let id = self.ident(n);
+                out.push((id, self.expr(v)));
+            }
+        }
+        out
+    }
+
     fn modifier(&mut self, p: Pair<Rule>) -> Option<Modifier> {
         let span = self.span(&p);
         let mut it = p.into_inner().filter(not_kw);
@@ -1044,16 +1082,25 @@ impl Lower {
                     }
                 };
                 for f in it {
-                    let id = self.ident(f);
+                    let fspan = self.span(&f);
                     let s = Span {
                         file: self.file,
                         start: e.span.start,
-                        end: id.span.end,
+                        end: fspan.end,
                     };
-                    e = Expr {
-                        kind: ExprKind::Field(Box::new(e), id),
-                        span: s,
-                    };
+                    if f.as_rule() == Rule::with_clause {
+                        let inits = self.field_inits(f);
+                        e = Expr {
+                            kind: ExprKind::With(Box::new(e), inits),
+                            span: s,
+                        };
+                    } else if let Some(idp) = f.into_inner().filter(not_kw).next() {
+                        let id = self.ident(idp);
+                        e = Expr {
+                            kind: ExprKind::Field(Box::new(e), id),
+                            span: s,
+                        };
+                    }
                 }
                 return e;
             }
@@ -1071,6 +1118,11 @@ impl Lower {
                     "any" => Agg::Any,
                     "all" => Agg::All,
                     "max" => Agg::Max,
+                    "map" => Agg::Map,
+                    "filter" => Agg::Filter,
+                    "first" => Agg::First,
+                    "sort" => Agg::Sort,
+                    "sort_desc" => Agg::SortDesc,
                     _ => Agg::Min,
                 };
                 let var = self.ident(v);
@@ -1090,7 +1142,13 @@ impl Lower {
                     };
                 };
                 let name = self.ident(f);
-                ExprKind::Call(name, it.map(|a| self.expr(a)).collect())
+                let rest: Vec<Pair<Rule>> = it.collect();
+                if rest.len() == 1 && rest[0].as_rule() == Rule::named_args {
+                    let inits = self.field_inits(rest[0].clone());
+                    ExprKind::Construct(name, inits)
+                } else {
+                    ExprKind::Call(name, rest.into_iter().map(|a| self.expr(a)).collect())
+                }
             }
             Rule::option_ref => match inner.pop() {
                 Some(i) => ExprKind::Option(self.ident(i)),

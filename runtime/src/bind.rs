@@ -131,6 +131,7 @@ pub fn parse_input(input: &str, ty: &Ty, text: &str) -> Result<Value, Error> {
             "" | "-" | "none" => Ok(Value::None),
             _ => parse_input(input, inner, t),
         },
+        Ty::Struct(r) => Err(bad(format!("{} record: give it as a mapping in --input YAML", r.name))),
         Ty::Record(name) => Err(bad(format!("{name} (a record; it cannot be given as text)"))),
     }
 }
@@ -207,6 +208,36 @@ pub fn yaml_input(input: &str, ty: &Ty, v: &serde_yaml::Value) -> Result<Value, 
     match (ty, v) {
         (Ty::List(_), Y::Null) => Ok(Value::List(Vec::new())),
         (Ty::Opt(_), Y::Null) => Ok(Value::None),
+        (Ty::Struct(r), Y::Mapping(map)) => {
+            for k in map.keys() {
+                let key = k.as_str().unwrap_or("");
+                if !r.fields.iter().any(|f| f.name == key) {
+                    let names: Vec<&str> = r.fields.iter().map(|f| f.name).collect();
+                    return Err(Error::Unknown {
+                        what: format!("field of {} in input {input}", r.name),
+                        name: key.to_string(),
+                        nearest: nearest(key, &names, 5),
+                    });
+                }
+            }
+            let mut fields = Vec::with_capacity(r.fields.len());
+            for f in r.fields {
+                let field_input = format!("{input}.{}", f.name);
+                let v = match map.get(f.name) {
+                    Some(v) => yaml_input(&field_input, f.ty, v)?,
+                    None if matches!(f.ty, Ty::Opt(_)) => Value::None,
+                    None if matches!(f.ty, Ty::List(_)) => Value::List(Vec::new()),
+                    None => {
+                        return Err(Error::MissingInput {
+                            input: field_input,
+                            ty: f.ty.to_string(),
+                        })
+                    }
+                };
+                fields.push((f.name, v));
+            }
+            Ok(Value::Record(fields))
+        }
         (Ty::Opt(inner), _) => yaml_input(input, inner, v),
         (Ty::List(inner), Y::Sequence(items)) => items
             .iter()

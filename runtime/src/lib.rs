@@ -5,6 +5,9 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+/// The DSL's `text`: borrowed from the rules' static tables, or owned when it comes from input.
+pub type Text = std::borrow::Cow<'static, str>;
+
 pub mod bind;
 pub mod dice;
 pub mod error;
@@ -20,7 +23,7 @@ pub use error::{Error, Violation};
 pub use num::{div_ceil, div_floor, div_round_half_up, isqrt, Dec};
 pub use odds::{enumerate, enumerate_with_limit, odds_dyn, Distribution, Enumerator, Prob};
 pub use registry::{
-    find_resolver, find_system, EnumInfo, FieldInfo, InputInfo, OptionInfo, ResolverInfo, RunFn, SystemInfo, TableInfo, Ty,
+    find_resolver, find_system, EnumInfo, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, SystemInfo, TableInfo, Ty,
 };
 pub use trace::{Event, NoTrace, Recorder, Trace};
 pub use value::{

@@ -25,6 +25,8 @@ pub enum Ty {
     List(&'static Ty),
     /// An optional value: `none` (or `-`, or empty text) or a value of the inner type.
     Opt(&'static Ty),
+    /// A declared record type: given as a YAML mapping of its fields.
+    Struct(&'static RecordInfo),
     /// A record type, by type name.
     Record(&'static str),
 }
@@ -50,9 +52,17 @@ impl fmt::Display for Ty {
             }
             Ty::List(inner) => write!(f, "list of {inner}"),
             Ty::Opt(inner) => write!(f, "{inner} or none"),
+            Ty::Struct(r) => write!(f, "{} record", r.name),
             Ty::Record(name) => f.write_str(name),
         }
     }
+}
+
+/// A record type declared in the rules: its fields in declaration order.
+#[derive(Debug)]
+pub struct RecordInfo {
+    pub name: &'static str,
+    pub fields: &'static [FieldInfo],
 }
 
 #[derive(Debug)]
