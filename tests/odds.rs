@@ -72,17 +72,17 @@ fn unjam_matches_reference_sl18() {
 
 #[test]
 fn panic_table_matches_reference_tb8() {
-    let d = dist("starleader.panic_check", &[("emotions", "8")]);
+    let d = dist("starleader.panic_check", &[("emotions", "8"), ("panic_checks", "true")]);
     assert_eq!(p(&d, "effect", "no_effect"), "5/8");
     assert_eq!(p(&d, "effect", "take_cover"), "23/108");
     assert_eq!(p(&d, "effect", "cover_no_fire"), "25/216");
     assert_eq!(p(&d, "effect", "flee"), "1/24");
     assert_eq!(p(&d, "effect", "collapse"), "1/216");
-    let d = dist("starleader.panic_check", &[("emotions", "9")]);
+    let d = dist("starleader.panic_check", &[("emotions", "9"), ("panic_checks", "true")]);
     assert_eq!(p(&d, "effect", "no_effect"), "20/27");
     assert_eq!(p(&d, "effect", "take_cover"), "1/6");
     assert_eq!(p(&d, "effect", "collapse"), "0/1");
-    let d = dist("starleader.panic_check", &[("emotions", "12")]);
+    let d = dist("starleader.panic_check", &[("emotions", "12"), ("panic_checks", "true")]);
     assert_eq!(p(&d, "effect", "no_effect"), "103/108");
 }
 
@@ -118,7 +118,7 @@ fn distributions_snapshot() {
     let cases: &[(&str, &[(&str, &str)])] = &[
         ("starleader.to_hit", &[("weapon", "Ghazi 10/7"), ("special_results", "true")]),
         ("starleader.damage", &[("punch", "7"), ("armor_rating", "8")]),
-        ("starleader.panic_check", &[("emotions", "9")]),
+        ("starleader.panic_check", &[("emotions", "9"), ("panic_checks", "true")]),
         (
             "starleader.fire",
             &[

@@ -95,6 +95,7 @@ struct Checker<'a> {
     alias_stack: Vec<String>,
     records: Vec<RecordDef>,
     record_idx: BTreeMap<String, usize>,
+    option_spans: Vec<Span>,
 }
 
 fn rust_ident_ok(name: &str) -> bool {
@@ -179,6 +180,7 @@ impl<'a> Checker<'a> {
             alias_stack: Vec::new(),
             records: Vec::new(),
             record_idx: BTreeMap::new(),
+            option_spans: Vec::new(),
         }
     }
 
@@ -335,6 +337,7 @@ impl<'a> Checker<'a> {
                 ast::Item::Option { name, title, cite } => {
                     if self.defined(name, &mut seen, "option") {
                         self.option_idx.insert(name.name.clone(), self.options.len());
+                        self.option_spans.push(name.span);
                         let cite = self.cite(cite);
                         self.options.push(OptionDef {
                             name: name.name.clone(),
@@ -1406,6 +1409,24 @@ impl<'a> Checker<'a> {
             }
             if !changed {
                 break;
+            }
+        }
+        // An optional rule that no resolver consults would be a switch that does nothing.
+        let used: BTreeSet<usize> = all.iter().flatten().copied().collect();
+        for (oi, o) in self.options.clone().iter().enumerate() {
+            if !used.contains(&oi) {
+                if let Some(span) = self.option_spans.get(oi).copied() {
+                    self.warn(
+                        "W0004",
+                        span,
+                        format!("optional rule `{}` is never consulted by a resolver", o.name),
+                        "unused option",
+                        Some(format!(
+                            "read it in the resolvers it changes with `option {}`, or remove it",
+                            o.name
+                        )),
+                    );
+                }
             }
         }
         for (r, opts) in all.into_iter().enumerate() {
@@ -2655,18 +2676,7 @@ impl<'a> Checker<'a> {
         }
         if ctx.rid != usize::MAX {
             let r = &self.resolvers[ctx.rid];
-            if let Some(p) = r.inputs.iter().find(|p| p.name == n) {
-                if p.is_option {
-                    let name = p.name.clone();
-                    self.err(
-                        "E0101",
-                        span,
-                        format!("`{n}` is an optional rule"),
-                        "write `option` before it",
-                        Some(format!("write `option {name}`")),
-                    );
-                    return Self::err_expr(span);
-                }
+            if let Some(p) = r.inputs.iter().find(|p| p.name == n && !p.is_option) {
                 let iv = match (p.bounds, &p.ty) {
                     (Some((lo, hi)), _) => Iv::range(lo, hi),
                     _ => Iv::UNKNOWN,
@@ -2739,7 +2749,11 @@ impl<'a> Checker<'a> {
                 Some("compare it with a value of the enum you mean".into()),
             );
         } else {
-            let help = did_you_mean(n, cands.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "name");
+            let help = if self.option_idx.contains_key(n) {
+                format!("`{n}` is an optional rule: write `option {n}`")
+            } else {
+                did_you_mean(n, cands.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "name")
+            };
             self.err("E0101", span, format!("unknown name `{n}`"), "not defined here", Some(help));
         }
         Self::err_expr(span)

@@ -78,6 +78,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("W0001", "unused table"),
     ("W0002", "row can never be used"),
     ("W0003", "modifier can never apply"),
+    ("W0004", "optional rule never consulted"),
 ];
 
 /// "did you mean" support: the candidates closest to `name`, best first.

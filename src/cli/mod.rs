@@ -204,7 +204,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    // `roll --help` and `odds --help` list every optional rule of the compiled systems.
+    let extra = optional_rules_help(systems);
+    let cmd = <Cli as clap::CommandFactory>::command()
+        .mut_subcommand("roll", |c| with_extra_help(c, &extra))
+        .mut_subcommand("odds", |c| with_extra_help(c, &extra));
+    let parsed = cmd
+        .try_get_matches_from(args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // clap renders usage errors (code 2) and --help/--version (code 0) itself.
@@ -230,6 +238,27 @@ where
             ExitCode::from(e.code)
         }
     }
+}
+
+fn with_extra_help(c: clap::Command, extra: &str) -> clap::Command {
+    let base = c.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+    c.after_help(format!("{base}\n\n{extra}"))
+}
+
+/// "Optional rules" help text: each system's optional-rule switches, all off unless set.
+fn optional_rules_help(systems: &[&'static rt::SystemInfo]) -> String {
+    let mut out =
+        String::from("Optional rules (inputs, off unless --set NAME=true; `rulebook list SYSTEM.RESOLVER` shows which a resolver uses):");
+    for s in systems {
+        if s.options.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n  {}:", s.name));
+        for o in s.options {
+            out.push_str(&format!("\n    {:<18} {} [{}]", o.name, o.title, o.cite));
+        }
+    }
+    out
 }
 
 /// Looks up SYSTEM.RESOLVER, with a clearer message when nothing is compiled in at all.

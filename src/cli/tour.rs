@@ -37,7 +37,7 @@ and heavy hits; the dice are scripted: To Hit 3,3,2,2 (an automatic hit), Damage
         "The exact odds of the Zdanthan's To Hit roll (4d6 against 12, special results on), as fractions; `rulebook odds starleader.fire ...` gives the whole shot",
         &["odds", "starleader.to_hit", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true"],
     ),
-    ("The exact odds of a Panic Check (5.64) for a character with EM 9", &["odds", "starleader.panic_check", "--set", "emotions=9"]),
+    ("The exact odds of a Panic Check (5.64) for a character with EM 9", &["odds", "starleader.panic_check", "--set", "emotions=9", "--set", "panic_checks=true"]),
 ];
 
 pub fn run(systems: &[&'static rt::SystemInfo], out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
