@@ -290,3 +290,42 @@ fn list_shows_optional_rules_and_inputs() {
     let help = rulebook(&["roll", "--help"]);
     assert!(help.status.success());
 }
+
+#[test]
+fn sim_is_thread_independent_and_agrees_with_exact_odds() {
+    let args = |threads: &str| {
+        vec![
+            "sim",
+            "starleader.to_hit",
+            "--set",
+            "weapon=Ghazi 10/7",
+            "--runs",
+            "20000",
+            "--seed",
+            "11",
+            "--threads",
+            threads,
+            "--json",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    let run = |threads: &str| {
+        let a = args(threads);
+        let refs: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
+        rulebook(&refs)
+    };
+    let one = run("1");
+    let three = run("3");
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(one.stdout, three.stdout, "the report must not depend on --threads");
+    let v: Value = serde_json::from_slice(&one.stdout).unwrap();
+    let outcomes = v["outcomes"].as_object().unwrap();
+    let total: f64 = outcomes.values().map(|o| o["probability"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-12, "probabilities sum to {total}");
+    // Seeded Monte Carlo against the exact 145/432: the 95% interval must contain it.
+    let ci = outcomes["hit"]["ci95"].as_array().unwrap();
+    let exact = 145.0 / 432.0;
+    assert!(ci[0].as_f64().unwrap() <= exact && exact <= ci[1].as_f64().unwrap(), "{ci:?}");
+}

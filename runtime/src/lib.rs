@@ -14,6 +14,7 @@ pub mod error;
 pub mod num;
 pub mod odds;
 pub mod registry;
+pub mod sim;
 pub mod trace;
 pub mod value;
 
@@ -25,6 +26,7 @@ pub use odds::{enumerate, enumerate_with_limit, odds_dyn, Distribution, Enumerat
 pub use registry::{
     find_resolver, find_system, EnumInfo, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, SystemInfo, TableInfo, Ty,
 };
+pub use sim::{run_seed, simulate, Estimate, Tally};
 pub use trace::{Event, NoTrace, Recorder, Trace};
 pub use value::{
     get_bool, get_dec, get_enum, get_int, get_key, get_list, get_text, value_as_bool, value_as_dec, value_as_enum, value_as_int,

@@ -1,0 +1,209 @@
+//! Seeded Monte Carlo over a whole procedure (a battle): many runs, each with its own seed derived
+//! from the user's seed and the run number only, so the summary is identical whatever the number of
+//! threads. Counts and sums are exact integers; only the reported means and 95% intervals are
+//! approximations (they are estimates of a distribution too large to enumerate).
+
+use crate::dice::Seeded;
+use crate::error::Error;
+use crate::registry::ResolverInfo;
+use crate::trace::NoTrace;
+use crate::value::{Inputs, Value};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{ToPrimitive, Zero};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The seed of run `i` of a simulation seeded with `seed` (SplitMix64 of both: independent of threads).
+pub fn run_seed(seed: u64, i: u64) -> u64 {
+    splitmix(splitmix(seed) ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Exact tallies of many runs, by flattened outcome field (`result`, `rounds`, `losses.infantry`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub runs: u64,
+    /// Categorical fields (enums, yes/no, text): value → count.
+    pub categories: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Numeric fields: exact sum and sum of squares.
+    pub numbers: BTreeMap<String, (BigRational, BigRational)>,
+}
+
+impl Tally {
+    fn add(&mut self, outcome: &Value) {
+        self.runs += 1;
+        let mut flat = Vec::new();
+        flatten("", outcome, &mut flat);
+        for (path, v) in flat {
+            match v {
+                Value::Int(i) => self.number(path, BigRational::from_integer(BigInt::from(i))),
+                Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
+                Value::None => {}
+                other => *self.categories.entry(path).or_default().entry(other.to_string()).or_insert(0) += 1,
+            }
+        }
+    }
+
+    fn number(&mut self, path: String, x: BigRational) {
+        let e = self
+            .numbers
+            .entry(path)
+            .or_insert_with(|| (BigRational::zero(), BigRational::zero()));
+        e.1 += &x * &x;
+        e.0 += x;
+    }
+
+    fn merge(&mut self, o: Tally) {
+        self.runs += o.runs;
+        for (k, m) in o.categories {
+            let mine = self.categories.entry(k).or_default();
+            for (v, c) in m {
+                *mine.entry(v).or_insert(0) += c;
+            }
+        }
+        for (k, (s, q)) in o.numbers {
+            let e = self.numbers.entry(k).or_insert_with(|| (BigRational::zero(), BigRational::zero()));
+            e.0 += s;
+            e.1 += q;
+        }
+    }
+
+    /// Share of runs with `value` in categorical field `path`, with a 95% Wilson score interval.
+    pub fn proportion(&self, path: &str, value: &str) -> Estimate {
+        let k = self.categories.get(path).and_then(|m| m.get(value)).copied().unwrap_or(0);
+        wilson(k, self.runs)
+    }
+
+    /// Mean of numeric field `path` over all runs, with a 95% normal interval.
+    pub fn mean(&self, path: &str) -> Option<Estimate> {
+        let (s, q) = self.numbers.get(path)?;
+        let n = self.runs.max(1) as f64;
+        let sum = s.to_f64().unwrap_or(0.0);
+        let sq = q.to_f64().unwrap_or(0.0);
+        let mean = sum / n;
+        let var = if self.runs > 1 {
+            ((sq - sum * sum / n) / (n - 1.0)).max(0.0)
+        } else {
+            0.0
+        };
+        let half = 1.96 * (var / n).sqrt();
+        Some(Estimate {
+            value: mean,
+            low: mean - half,
+            high: mean + half,
+        })
+    }
+}
+
+/// Flattens records into dotted paths; a list of records whose first field is a label (enum or
+/// text) becomes one entry per label: `losses.infantry.strength`.
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+    let join = |a: &str, b: &str| if a.is_empty() { b.to_string() } else { format!("{a}.{b}") };
+    match v {
+        Value::Record(fields) => {
+            for (k, x) in fields {
+                flatten(&join(prefix, k), x, out);
+            }
+        }
+        Value::List(items) => {
+            for item in items {
+                if let Value::Record(fields) = item {
+                    if let Some((_, label @ (Value::Enum(_) | Value::Text(_)))) = fields.first() {
+                        let p = join(prefix, &label.to_string());
+                        for (k, x) in &fields[1..] {
+                            flatten(&join(&p, k), x, out);
+                        }
+                    }
+                }
+            }
+        }
+        other => out.push((prefix.to_string(), other.clone())),
+    }
+}
+
+/// A point estimate with its 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+fn wilson(k: u64, n: u64) -> Estimate {
+    if n == 0 {
+        return Estimate {
+            value: 0.0,
+            low: 0.0,
+            high: 1.0,
+        };
+    }
+    let (k, n) = (k as f64, n as f64);
+    let z = 1.96f64;
+    let p = k / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * ((p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt()) / denom;
+    Estimate {
+        value: p,
+        low: (centre - half).max(0.0),
+        high: (centre + half).min(1.0),
+    }
+}
+
+/// Runs `r` `runs` times on `threads` threads (at least 1). `progress` is told how many runs are
+/// done (from any thread); it must be cheap. The result does not depend on `threads`.
+pub fn simulate(
+    r: &ResolverInfo,
+    inputs: &Inputs,
+    runs: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Tally, Error> {
+    let threads = threads.clamp(1, 256) as u64;
+    let done = AtomicU64::new(0);
+    let chunk = runs.div_ceil(threads).max(1);
+    let results: Vec<Result<Tally, Error>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (from, to) = ((t * chunk).min(runs), ((t + 1) * chunk).min(runs));
+                let done = &done;
+                s.spawn(move || -> Result<Tally, Error> {
+                    let mut tally = Tally::default();
+                    for i in from..to {
+                        let mut dice = Seeded::new(run_seed(seed, i));
+                        let outcome = (r.run_quiet)(&mut dice, &mut NoTrace, inputs)?;
+                        tally.add(&outcome);
+                        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                        if n % 64 == 0 || n == runs {
+                            progress(n);
+                        }
+                    }
+                    Ok(tally)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Internal {
+                        message: "a simulation thread panicked".into(),
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut total = Tally::default();
+    for part in results {
+        total.merge(part?);
+    }
+    Ok(total)
+}

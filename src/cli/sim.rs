@@ -1,0 +1,162 @@
+//! `rulebook sim`: many seeded runs of a procedure (a whole battle) on all cores, reported as
+//! outcome probabilities and means with 95% intervals. The same seed gives the same report,
+//! whatever `--threads` is; timings go to stderr only.
+
+use super::list::pretty;
+use super::{inputs, CliError, SimArgs};
+use rulebook_runtime as rt;
+use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::time::Instant;
+
+pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
+    let (s, r) = super::find_resolver(systems, &args.resolver)?;
+    let bound = inputs::bind(r, &args.inputs)?;
+    let file = args
+        .inputs
+        .input
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "the inputs".into());
+    // Invalid input is refused before anything is simulated: one trial run checks every `require`.
+    if let Err(e) = (r.run_quiet)(&mut rt::Seeded::new(rt::run_seed(args.seed, 0)), &mut rt::NoTrace, &bound) {
+        return Err(CliError {
+            message: format!("{file}: {e}"),
+            code: if matches!(e, rt::Error::Rejected { .. }) { 1 } else { 2 },
+        });
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let bar = if std::io::stderr().is_terminal() && args.runs >= 100 {
+        let b = indicatif::ProgressBar::new(args.runs);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} runs {per_sec} eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let started = Instant::now();
+    let tally = rt::simulate(r, &bound, args.runs, args.seed, threads, &|n| bar.set_position(n))?;
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    let _ = writeln!(
+        err,
+        "{} runs in {:.2} s on {threads} thread(s): {:.0} runs/s",
+        args.runs,
+        secs,
+        args.runs as f64 / secs.max(1e-9)
+    );
+
+    let path = format!("{}.{}", s.name, r.name);
+    let main = main_field(&tally);
+    if args.json {
+        let mut outcomes = serde_json::Map::new();
+        if let Some(field) = &main {
+            for (label, p, e) in proportions(&tally, field) {
+                outcomes.insert(label, json!({"probability": p, "ci95": [round9(e.low), round9(e.high)]}));
+            }
+        }
+        let mut fields = serde_json::Map::new();
+        for field in tally.categories.keys() {
+            let mut m = serde_json::Map::new();
+            for (label, p, e) in proportions(&tally, field) {
+                m.insert(label, json!({"probability": p, "ci95": [round9(e.low), round9(e.high)]}));
+            }
+            fields.insert(field.clone(), serde_json::Value::Object(m));
+        }
+        let mut means = serde_json::Map::new();
+        for field in tally.numbers.keys() {
+            if let Some(e) = tally.mean(field) {
+                means.insert(
+                    field.clone(),
+                    json!({"mean": round9(e.value), "ci95": [round9(e.low), round9(e.high)]}),
+                );
+            }
+        }
+        let doc = json!({
+            "resolver": path,
+            "inputs": inputs::to_json(r, &bound),
+            "runs": args.runs,
+            "seed": args.seed,
+            "outcome_field": main,
+            "outcomes": outcomes,
+            "fields": fields,
+            "means": means,
+        });
+        writeln!(out, "{}", pretty(&doc)?)?;
+        return Ok(());
+    }
+    writeln!(out, "{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed)?;
+    for field in tally.categories.keys() {
+        writeln!(out, "\n{field}:")?;
+        let rows = proportions(&tally, field);
+        let w = rows.iter().map(|(l, _, _)| l.chars().count()).max().unwrap_or(0);
+        for (label, p, e) in rows {
+            writeln!(
+                out,
+                "  {}  {:>7.3}%  95% CI [{:.3}%, {:.3}%]",
+                super::pad(&label, w),
+                p * 100.0,
+                e.low * 100.0,
+                e.high * 100.0
+            )?;
+        }
+    }
+    let means: Vec<(String, rt::Estimate)> = tally.numbers.keys().filter_map(|f| tally.mean(f).map(|e| (f.clone(), e))).collect();
+    if !means.is_empty() {
+        writeln!(out, "\nmeans:")?;
+        let w = means.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
+        for (field, e) in means {
+            writeln!(
+                out,
+                "  {}  {:>10.3}  95% CI [{:.3}, {:.3}]",
+                super::pad(&field, w),
+                e.value,
+                e.low,
+                e.high
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The field whose values are "the outcome": `result` when there is one, else the first category.
+fn main_field(t: &rt::Tally) -> Option<String> {
+    if t.categories.contains_key("result") {
+        return Some("result".into());
+    }
+    t.categories.keys().next().cloned()
+}
+
+/// Each value's share of the runs, rounded to 9 decimals so that the shares add up to exactly 1
+/// (largest-remainder rounding of the exact counts), with its Wilson interval.
+fn proportions(t: &rt::Tally, field: &str) -> Vec<(String, f64, rt::Estimate)> {
+    let Some(counts) = t.categories.get(field) else { return Vec::new() };
+    const SCALE: u128 = 1_000_000_000;
+    let n = u128::from(t.runs.max(1));
+    let mut parts: Vec<(String, u128, u128)> = counts
+        .iter()
+        .map(|(l, &k)| (l.clone(), u128::from(k) * SCALE / n, u128::from(k) * SCALE % n))
+        .collect();
+    let assigned: u128 = parts.iter().map(|p| p.1).sum();
+    let total = counts.values().map(|&k| u128::from(k)).sum::<u128>() * SCALE / n;
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by(|&a, &b| parts[b].2.cmp(&parts[a].2).then(a.cmp(&b)));
+    for &i in order.iter().take(usize::try_from(total.saturating_sub(assigned)).unwrap_or(0)) {
+        parts[i].1 += 1;
+    }
+    parts
+        .into_iter()
+        .map(|(l, units, _)| {
+            let e = t.proportion(field, &l);
+            (l, units as f64 / SCALE as f64, e)
+        })
+        .collect()
+}
+
+fn round9(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
+}
