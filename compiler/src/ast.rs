@@ -154,6 +154,8 @@ pub struct Cell {
 
 #[derive(Clone, Debug)]
 pub struct ResolverDecl {
+    /// A `policy`: a decision the book leaves to the players, replaceable by an embedding application.
+    pub policy: bool,
     pub name: Ident,
     pub title: Option<String>,
     pub cite: Cite,

@@ -381,6 +381,7 @@ impl<'a> Checker<'a> {
                         let source = self.srcs.get(r.span.file).map(|s| s.path.clone()).unwrap_or_default();
                         let line = self.line_of(r.span);
                         self.resolvers.push(ResolverDef {
+                            policy: r.policy,
                             name: r.name.name.clone(),
                             title: r.title.clone().unwrap_or_else(|| r.name.name.clone()),
                             cite,
@@ -2905,9 +2906,9 @@ impl<'a> Checker<'a> {
                     Self::err_expr(span)
                 }
             },
-            Ty::Rec(r) if !optional => match self.records[r].fields.iter().find(|(n, _, _)| *n == field.name) {
+            Ty::Rec(r) => match self.records[r].fields.iter().find(|(n, _, _)| *n == field.name) {
                 Some((_, fty, bounds)) => {
-                    let ty = fty.clone();
+                    let ty = wrap(fty.clone());
                     let iv = match bounds {
                         Some((lo, hi)) => Iv::range(*lo, *hi),
                         None => Iv::UNKNOWN,

@@ -50,6 +50,8 @@ pub fn generate(p: &Program, header: &str) -> Result<String, String> {
 
 struct Gen<'a> {
     sys: &'a System,
+    /// Per resolver: does it consult a policy, directly or through the resolvers it calls?
+    uses_policy: Vec<bool>,
     key_cols: std::cell::RefCell<BTreeMap<(Vec<usize>, String), usize>>,
     specs: std::cell::RefCell<Vec<String>>,
 }
@@ -58,6 +60,7 @@ impl<'a> Gen<'a> {
     fn new(sys: &'a System) -> Self {
         Gen {
             sys,
+            uses_policy: uses_policy(sys),
             key_cols: Default::default(),
             specs: Default::default(),
         }
@@ -78,6 +81,9 @@ impl<'a> Gen<'a> {
         }
         for (rid, r) in sys.resolvers.iter().enumerate() {
             m.raw(&self.resolver_def(rid, r)?);
+        }
+        if sys.resolvers.iter().any(|r| r.policy) {
+            m.raw(&self.policy_trait());
         }
         // Accessors and dice specs are collected while generating bodies.
         for ((tables, col), id) in self.key_cols.borrow().iter() {
@@ -180,7 +186,9 @@ impl<'a> Gen<'a> {
             Ty::Text => format!("rt::Value::Text(({code}).to_string())"),
             Ty::Enum(_) => format!("rt::Value::Enum(rt::EnumType::name({code}))"),
             Ty::Key(_) => format!("rt::Value::Key({code})"),
-            Ty::Opt(i) => format!("match {code} {{ Some(x) => {}, None => rt::Value::None }}", self.to_value("x", i)),
+            Ty::Opt(i) if is_copy(i) => format!("match {code} {{ Some(x) => {}, None => rt::Value::None }}", self.to_value("x", i)),
+            Ty::Opt(i) if is_copy(i) => format!("match {code} {{ Some(x) => {}, None => rt::Value::None }}", self.to_value("x", i)),
+            Ty::Opt(i) => format!("match &{code} {{ Some(x) => {}, None => rt::Value::None }}", self.to_value("x", i)),
             Ty::List(i) => format!(
                 "rt::Value::List(({code}).iter().map(|x| {}).collect())",
                 self.to_value("*x", i).replace("(*x).to_value()", "x.to_value()")
@@ -271,6 +279,28 @@ impl<'a> Gen<'a> {
             upper(&e.name),
             lit(&e.name),
             variants.join(", ")
+        )
+    }
+
+    fn policy_trait(&self) -> String {
+        let mut methods = String::new();
+        for (rid, r) in self.sys.resolvers.iter().enumerate().filter(|(_, r)| r.policy) {
+            let c = camel(&r.name);
+            let call = if self.uses_policy[rid] {
+                format!("{}_with(dice, trace, self, inp)", r.name)
+            } else {
+                format!("{}(dice, trace, inp)", r.name)
+            };
+            let _ = writeln!(
+                methods,
+                "/// {} [{}]. Defaults to the rules' own policy.\nfn {n}<D: rt::Dice + ?Sized, T: rt::Trace>(&mut self, dice: &mut D, trace: &mut T, inp: &{c}Inputs) -> Result<{c}Outcome, rt::Error> {{ {call} }}",
+                r.title,
+                r.cite,
+                n = r.name
+            );
+        }
+        format!(
+            "/// Decisions the book leaves to the players. Implement this trait to replace any of them in an\n/// application; every method defaults to the policy written in the rules.\npub trait Policy {{\n{methods}}}\n/// The rules' own policies.\npub struct DefaultPolicy;\nimpl Policy for DefaultPolicy {{}}"
         )
     }
 
@@ -644,16 +674,33 @@ impl<'a> Gen<'a> {
             lit(&r.name)
         );
         body.push_str("Ok(out)");
-        let mut f = codegen::Function::new(&r.name);
+        let uses_policy = self.uses_policy[rid];
+        let fn_name = if uses_policy { format!("{}_with", r.name) } else { r.name.clone() };
+        let mut f = codegen::Function::new(&fn_name);
         f.vis("pub")
             .doc(&format!("{} [{}]\n\nSource: {}:{}", r.title, r.cite, r.source, r.line))
             .generic("D: rt::Dice + ?Sized")
-            .generic("T: rt::Trace")
-            .arg("dice", "&mut D")
-            .arg("trace", "&mut T")
-            .arg("inp", format!("&{cname}Inputs"))
+            .generic("T: rt::Trace");
+        if uses_policy {
+            f.generic("P: Policy + ?Sized");
+        }
+        f.arg("dice", "&mut D").arg("trace", "&mut T");
+        if uses_policy {
+            f.arg("policy", "&mut P");
+        }
+        f.arg("inp", format!("&{cname}Inputs"))
             .ret(format!("Result<{cname}Outcome, rt::Error>"))
             .line(body);
+        if uses_policy {
+            // The plain entry point decides as the rules' own policies do.
+            let _ = writeln!(
+                out,
+                "/// {} [{}], deciding with the rules' default policies (see [`Policy`]).\npub fn {n}<D: rt::Dice + ?Sized, T: rt::Trace>(dice: &mut D, trace: &mut T, inp: &{cname}Inputs) -> Result<{cname}Outcome, rt::Error> {{ {n}_with(dice, trace, &mut DefaultPolicy, inp) }}",
+                r.title,
+                r.cite,
+                n = r.name
+            );
+        }
         let mut s = codegen::Scope::new();
         s.push_fn(f);
         out.push_str(&s.to_string());
@@ -860,10 +907,21 @@ impl<'a> Gen<'a> {
                         format!("{n}: {code}")
                     })
                     .collect();
+                let callee_fn = if callee.policy {
+                    format!("policy.{}", callee.name)
+                } else if self.uses_policy[*resolver] {
+                    format!("{}_with", callee.name)
+                } else {
+                    callee.name.clone()
+                };
+                let policy_arg = if !callee.policy && self.uses_policy[*resolver] {
+                    "policy, "
+                } else {
+                    ""
+                };
                 let _ = writeln!(
                     o,
-                    "let {var} = {}(dice, trace, &{}Inputs {{ {} }})?;",
-                    callee.name,
+                    "let {var} = {callee_fn}(dice, trace, {policy_arg}&{}Inputs {{ {} }})?;",
                     camel(&callee.name),
                     fields.join(", ")
                 );
@@ -909,13 +967,8 @@ impl<'a> Gen<'a> {
                 o.push_str("}\n");
             }
             Stmt::For { var, list, body } => {
-                let copy = matches!(&list.ty, Ty::List(t) if is_copy(t));
-                let _ = writeln!(
-                    o,
-                    "for {var} in ({}).iter(){} {{",
-                    self.expr(list),
-                    if copy { ".copied()" } else { "" }
-                );
+                // The list is read once, when the loop starts: the body may change the variable it came from.
+                let _ = writeln!(o, "for {var} in ({}).to_vec() {{", self.expr(list));
                 self.block(body, o);
                 o.push_str("}\n");
             }
@@ -1079,6 +1132,20 @@ impl<'a> Gen<'a> {
                 }
             }
             ExprKind::Field(b, f) => {
+                if let Ty::Opt(inner) = &b.ty {
+                    // A field of a record that may be none is itself none then.
+                    let field_ty = match &e.ty {
+                        Ty::Opt(x) => (**x).clone(),
+                        x => x.clone(),
+                    };
+                    let inner_code = self.owned(&format!("r.{f}"), &field_ty);
+                    let nested_opt = matches!(&**inner, Ty::Rec(ri) if self.sys.records[*ri].fields.iter().any(|(n, t, _)| n == f && matches!(t, Ty::Opt(_))));
+                    return if nested_opt {
+                        format!("({}).as_ref().and_then(|r| {inner_code})", self.expr(b))
+                    } else {
+                        format!("({}).as_ref().map(|r| {inner_code})", self.expr(b))
+                    };
+                }
                 let code = format!("{}.{f}", self.expr(b));
                 if matches!(b.ty, Ty::Row(_)) {
                     from_static(&code, &e.ty)
@@ -1248,10 +1315,10 @@ impl<'a> Gen<'a> {
                         "{}if {} {{ {} }}",
                         if i == 0 { "" } else { " else " },
                         self.expr(c),
-                        self.expr(v)
+                        self.owned(&self.expr(v), &v.ty)
                     );
                 }
-                let _ = write!(s, " else {{ {} }}", self.expr(otherwise));
+                let _ = write!(s, " else {{ {} }}", self.owned(&self.expr(otherwise), &otherwise.ty));
                 format!("({s})")
             }
             ExprKind::ToDec(x) => format!("rt::Dec::from_int({})", self.expr(x)),
@@ -1281,7 +1348,7 @@ impl<'a> Gen<'a> {
                 code.push_str("r }");
                 code
             }
-            ExprKind::Some(x) => format!("Some({})", self.expr(x)),
+            ExprKind::Some(x) => format!("Some({})", self.owned(&self.expr(x), &x.ty)),
             ExprKind::List(items) => format!("vec![{}]", items.iter().map(|x| self.expr(x)).collect::<Vec<_>>().join(", ")),
         }
     }
@@ -1304,7 +1371,7 @@ impl<'a> Gen<'a> {
                 if is_copy(&e.ty) {
                     format!("({x}).unwrap_or({y})")
                 } else {
-                    format!("({x}).unwrap_or_else(|| {y})")
+                    format!("({x}).unwrap_or_else(|| {})", self.owned(&y, &e.ty))
                 }
             }
             _ if e.ty == Ty::Dec => {
@@ -1490,6 +1557,46 @@ impl<'a> Gen<'a> {
             Const::Key { name, .. } => name.clone(),
             Const::None => String::new(),
             Const::List(items) => items.iter().map(|i| self.const_text(i)).collect::<Vec<_>>().join(","),
+        }
+    }
+}
+
+/// Which resolvers consult a policy, directly or through the resolvers they call.
+fn uses_policy(sys: &System) -> Vec<bool> {
+    fn calls(stmts: &[Stmt], out: &mut Vec<usize>) {
+        for s in stmts {
+            match s {
+                Stmt::Call { resolver, .. } => out.push(*resolver),
+                Stmt::If { arms, otherwise } => {
+                    arms.iter().for_each(|(_, b)| calls(b, out));
+                    calls(otherwise, out);
+                }
+                Stmt::Match { arms, .. } => arms.iter().for_each(|(_, b)| calls(b, out)),
+                Stmt::Repeat { body, .. } | Stmt::For { body, .. } => calls(body, out),
+                _ => {}
+            }
+        }
+    }
+    let callees: Vec<Vec<usize>> = sys
+        .resolvers
+        .iter()
+        .map(|r| {
+            let mut v = Vec::new();
+            calls(&r.body, &mut v);
+            v
+        })
+        .collect();
+    let mut uses: Vec<bool> = callees.iter().map(|c| c.iter().any(|&x| sys.resolvers[x].policy)).collect();
+    loop {
+        let mut changed = false;
+        for r in 0..uses.len() {
+            if !uses[r] && callees[r].iter().any(|&c| uses[c] && !sys.resolvers[c].policy) {
+                uses[r] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return uses;
         }
     }
 }

@@ -174,6 +174,7 @@ pub struct Param {
 
 #[derive(Clone, Debug)]
 pub struct ResolverDef {
+    pub policy: bool,
     pub name: String,
     pub title: String,
     pub cite: String,

@@ -545,7 +545,8 @@ impl Lower {
 
     fn resolver(&mut self, p: Pair<Rule>) -> Option<ResolverDecl> {
         let span = self.span(&p);
-        let mut it = p.into_inner().filter(not_kw);
+        let policy = p.clone().into_inner().any(|c| c.as_rule() == Rule::policy_kw);
+        let mut it = p.into_inner().filter(not_kw).filter(|c| c.as_rule() != Rule::policy_kw);
         let name = self.ident(it.next()?);
         let mut title = None;
         let mut cite = None;
@@ -566,6 +567,7 @@ impl Lower {
             }
         }
         Some(ResolverDecl {
+            policy,
             name,
             title,
             cite: cite?,
