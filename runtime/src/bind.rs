@@ -112,7 +112,7 @@ pub fn parse_input(input: &str, ty: &Ty, text: &str) -> Result<Value, Error> {
                 return Ok(Value::Enum(v));
             }
             Err(Error::Unknown {
-                what: format!("{} variant", e.name),
+                what: format!("{} variant for input {input}", e.name),
                 name: t.into(),
                 nearest: nearest(t, e.variants, 5),
             })
@@ -214,7 +214,7 @@ pub fn yaml_input(input: &str, ty: &Ty, v: &serde_yaml::Value) -> Result<Value, 
                 if !r.fields.iter().any(|f| f.name == key) {
                     let names: Vec<&str> = r.fields.iter().map(|f| f.name).collect();
                     return Err(Error::Unknown {
-                        what: format!("field of {} in input {input}", r.name),
+                        what: format!("field of {} for input {input}", r.name),
                         name: key.to_string(),
                         nearest: nearest(key, &names, 5),
                     });
@@ -241,7 +241,17 @@ pub fn yaml_input(input: &str, ty: &Ty, v: &serde_yaml::Value) -> Result<Value, 
         (Ty::Opt(inner), _) => yaml_input(input, inner, v),
         (Ty::List(inner), Y::Sequence(items)) => items
             .iter()
-            .map(|item| yaml_input(input, inner, item))
+            .enumerate()
+            .map(|(i, item)| {
+                // Records in a list are named by position and, when they have one, by name, so an
+                // error in a battle file points at the unit: `units[2] "Alpha Company".strength`.
+                let label = match (inner, item.get("name").and_then(|n| n.as_str())) {
+                    (Ty::Struct(_), Some(name)) => format!("{input}[{}] \"{name}\"", i + 1),
+                    (Ty::Struct(_), None) => format!("{input}[{}]", i + 1),
+                    _ => input.to_string(),
+                };
+                yaml_input(&label, inner, item)
+            })
             .collect::<Result<Vec<_>, _>>()
             .map(Value::List),
         (_, Y::String(s)) => parse_input(input, ty, s),
@@ -272,7 +282,7 @@ fn resolve_input<'r>(r: &'r ResolverInfo, name: &str) -> Result<&'r crate::regis
 /// Adds the input name to an unknown-value error so YAML files with many fields stay clear.
 fn name_input(e: Error, input: &str) -> Error {
     match e {
-        Error::Unknown { what, name, nearest } if what != "input" => Error::Unknown {
+        Error::Unknown { what, name, nearest } if what != "input" && !what.contains(" for input ") => Error::Unknown {
             what: format!("{what} for input {input}"),
             name,
             nearest,

@@ -56,13 +56,19 @@ pub fn bind(r: &rt::ResolverInfo, args: &InputArgs) -> Result<rt::Inputs, CliErr
     };
     let bound = rt::bind_inputs(r, &args.sets, yaml.as_ref());
     match (bound, &args.input) {
-        // An unknown name in the file is easier to fix when the file is named.
-        (Err(rt::Error::Unknown { what, name, nearest }), Some(path)) if what == "input" && !args.sets.iter().any(|(n, _)| *n == name) => {
-            let e = rt::Error::Unknown { what, name, nearest };
-            Err(CliError::usage(format!("{e} (in {})", path.display())))
+        // A mistake in the file is easier to fix when the file is named.
+        (Err(e), Some(path)) if e.is_input_error() && !mentions_set(&e, &args.sets) => {
+            Err(CliError::usage(format!("{}: {e}", path.display())))
         }
         (bound, _) => Ok(bound?),
     }
+}
+
+/// Whether an input error is about a `--set` value rather than the file.
+fn mentions_set(e: &rt::Error, sets: &[(String, String)]) -> bool {
+    let text = e.to_string();
+    sets.iter()
+        .any(|(n, v)| text.contains(&format!("`{v}`")) || text.contains(&format!("input {n} ")) || text.ends_with(&format!("input {n}")))
 }
 
 /// Bound inputs in the resolver's declaration order (the map itself is in name order).

@@ -291,7 +291,7 @@ fn input_file_binding_and_errors() {
     let err = fails(&["odds", "skirmish.attack", "--input", unknown.path()], 2);
     assert_eq!(
         err,
-        format!("error: unknown input `modifer`; did you mean `modifier` (in {})\n", unknown.path())
+        format!("error: {}: unknown input `modifer`; did you mean `modifier`\n", unknown.path())
     );
 
     let list = TempFile::new("list.yaml", "- 1\n- 2\n");
