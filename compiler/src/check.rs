@@ -222,6 +222,16 @@ impl<'a> Checker<'a> {
     }
 
     fn defined(&mut self, name: &ast::Ident, seen: &mut BTreeMap<String, Span>, what: &str) -> bool {
+        if matches!(what, "resolver" | "enum" | "record" | "table" | "type" | "option" | "constant") && !rust_ident_ok(&name.name) {
+            self.err(
+                "E0102",
+                name.span,
+                format!("`{}` is a reserved word and cannot name a {what}", name.name),
+                "reserved",
+                Some(format!("choose another name for this {what}")),
+            );
+            return false;
+        }
         if let Some(prev) = seen.get(&name.name) {
             let line = self.line_of(*prev);
             let path = self.srcs.get(prev.file).map(|s| s.path.clone()).unwrap_or_default();
@@ -322,6 +332,21 @@ impl<'a> Checker<'a> {
                                     );
                                 }
                                 variants.push((v.name.clone(), doc.clone().unwrap_or_default()));
+                            }
+                        }
+                        let mut camels: BTreeMap<String, String> = BTreeMap::new();
+                        for (v, _) in &e.variants {
+                            let c = crate::codegen::camel(&v.name).to_lowercase();
+                            if let Some(prev) = camels.insert(c, v.name.clone()) {
+                                if prev != v.name {
+                                    self.err(
+                                        "E0102",
+                                        v.span,
+                                        format!("variants `{prev}` and `{}` are too alike", v.name),
+                                        "clashes with an earlier variant",
+                                        Some("they differ only in underscores or case; rename one".into()),
+                                    );
+                                }
                             }
                         }
                         self.enum_idx.insert(e.name.name.clone(), self.enums.len());
@@ -556,6 +581,11 @@ impl<'a> Checker<'a> {
             }
         }
         self.add_option_inputs(&res_ast);
+        for r in &res_ast {
+            if let Some(&rid) = self.resolver_idx.get(&r.name.name) {
+                self.check_outputs_set(rid, r);
+            }
+        }
         for r in &res_ast {
             if let Some(&rid) = self.resolver_idx.get(&r.name.name) {
                 let mut ctx = Ctx {
@@ -1447,6 +1477,141 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// E0204: an output without a default must be set on every path, before each `return` too.
+    fn check_outputs_set(&mut self, rid: usize, r: &ast::ResolverDecl) {
+        let required: BTreeSet<String> = self.resolvers[rid]
+            .outputs
+            .iter()
+            .filter(|o| o.default.is_none())
+            .map(|o| o.name.clone())
+            .collect();
+        if required.is_empty() {
+            return;
+        }
+        let mut missing_at = Vec::new();
+        let end = self.assigned(&r.body, BTreeSet::new(), &required, &mut missing_at);
+        if let Some(set) = end {
+            let missing: Vec<String> = required.difference(&set).cloned().collect();
+            if !missing.is_empty() {
+                missing_at.push((r.name.span, missing, false));
+            }
+        }
+        for (span, missing, at_return) in missing_at {
+            let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+            let (msg, label) = if at_return {
+                (
+                    format!(
+                        "this `return` can leave output{} {list} unset",
+                        if missing.len() == 1 { "" } else { "s" }
+                    ),
+                    "returns here",
+                )
+            } else {
+                (
+                    format!(
+                        "output{} {list} of `{}` may be left unset",
+                        if missing.len() == 1 { "" } else { "s" },
+                        r.name.name
+                    ),
+                    "some path does not set it",
+                )
+            };
+            let first = &missing[0];
+            self.err(
+                "E0204",
+                span,
+                msg,
+                label,
+                Some(format!(
+                    "`set {first} = ...` on every path, or give it a default: `out {first}: type = value`"
+                )),
+            );
+        }
+    }
+
+    /// The outputs set on every path through `stmts` (None when every path returns).
+    fn assigned(
+        &self,
+        stmts: &[ast::Stmt],
+        mut set: BTreeSet<String>,
+        required: &BTreeSet<String>,
+        missing_at: &mut Vec<(Span, Vec<String>, bool)>,
+    ) -> Option<BTreeSet<String>> {
+        use ast::StmtKind as K;
+        let meet = |acc: Option<BTreeSet<String>>, x: Option<BTreeSet<String>>| match (acc, x) {
+            (None, x) | (x, None) => x,
+            (Some(a), Some(b)) => Some(a.intersection(&b).cloned().collect()),
+        };
+        for st in stmts {
+            match &st.kind {
+                K::Set { name, .. } => {
+                    set.insert(name.name.clone());
+                }
+                K::Return => {
+                    let missing: Vec<String> = required.difference(&set).cloned().collect();
+                    if !missing.is_empty() {
+                        missing_at.push((st.span, missing, true));
+                    }
+                    return None;
+                }
+                K::Break => return None,
+                K::If { arms, otherwise } => {
+                    let mut acc = None;
+                    for (_, body) in arms {
+                        acc = meet(
+                            acc,
+                            self.assigned(body, set.clone(), required, missing_at).map(Some).unwrap_or(None),
+                        );
+                    }
+                    let other = match otherwise {
+                        Some(b) => self.assigned(b, set.clone(), required, missing_at),
+                        None => Some(set.clone()),
+                    };
+                    match meet(acc, other) {
+                        Some(s) => set = s,
+                        None => return None,
+                    }
+                }
+                K::Match { arms, .. } => {
+                    let mut acc = None;
+                    let mut names = BTreeSet::new();
+                    let mut wild = false;
+                    for (pats, body) in arms {
+                        for (p, _) in pats {
+                            match p {
+                                ast::Pattern::Wild => wild = true,
+                                ast::Pattern::Name(n) => {
+                                    names.insert(n.name.clone());
+                                }
+                                ast::Pattern::Range(..) => {}
+                            }
+                        }
+                        acc = meet(acc, self.assigned(body, set.clone(), required, missing_at));
+                    }
+                    // Exhaustive when some enum's variants are all named.
+                    let exhaustive = wild
+                        || self
+                            .enums
+                            .iter()
+                            .any(|e| !e.variants.is_empty() && e.variants.iter().all(|(v, _)| names.contains(v)));
+                    if !exhaustive {
+                        acc = meet(acc, Some(set.clone()));
+                    }
+                    match acc {
+                        Some(s) => set = s,
+                        None => return None,
+                    }
+                }
+                K::Repeat { body, .. } | K::For { body, .. } => {
+                    // The body may run zero times (or stop at a `break`): only its `return`s count.
+                    let _ = self.assigned(body, set.clone(), required, missing_at);
+                }
+                _ => {}
+            }
+        }
+        Some(set)
+    }
+
     fn find_cycle(&mut self, r: usize, calls: &[Vec<(usize, Span)>], state: &mut [u8], path: &mut Vec<usize>) {
         if state[r] == 2 {
             return;
@@ -1546,10 +1711,14 @@ impl<'a> Checker<'a> {
                         self.err("E0201", *cspan, "only numbers can be clamped", "not a number", None);
                     }
                     if let Some(l) = lo {
-                        iv.lo = iv.lo.max(*l as i128);
+                        iv.lo = if iv.known { iv.lo.max(*l as i128) } else { *l as i128 };
                     }
                     if let Some(h) = hi {
-                        iv.hi = iv.hi.min(*h as i128);
+                        iv.hi = if iv.known { iv.hi.min(*h as i128) } else { *h as i128 };
+                    }
+                    // Clamped on both sides, the value is bounded whatever it was before.
+                    if lo.is_some() && hi.is_some() {
+                        iv.known = true;
                     }
                     (*lo, *hi)
                 });
@@ -2108,7 +2277,8 @@ impl<'a> Checker<'a> {
         };
         if let (Some(c), Some((a, b))) = (lit_count, dice.reroll) {
             if let Some(spec) = runtime_spec(&dice, c) {
-                if let Ok(dist) = spec.distribution() {
+                let dist = spec.distribution().unwrap_or_default();
+                {
                     if dist.is_empty() {
                         self.err(
                             "E0403",

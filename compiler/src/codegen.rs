@@ -1214,7 +1214,7 @@ impl<'a> Gen<'a> {
                     _ => Ty::Error,
                 };
                 // Copy elements are iterated by value, others by reference (cloned when kept).
-                let it = if is_copy(&elem) { ".iter().copied()" } else { ".iter()" };
+                let it = if is_copy(&elem) { ".iter().copied()" } else { ".iter().cloned()" };
                 let keep = if is_copy(&elem) { var.clone() } else { format!("{var}.clone()") };
                 match kind {
                     Agg::Map => {
@@ -1371,7 +1371,8 @@ impl<'a> Gen<'a> {
                 if is_copy(&e.ty) {
                     format!("({x}).unwrap_or({y})")
                 } else {
-                    format!("({x}).unwrap_or_else(|| {})", self.owned(&y, &e.ty))
+                    // A match, not a closure: the fallback may return an error from the resolver.
+                    format!("(match {x} {{ Some(v) => v, None => {} }})", self.owned(&y, &e.ty))
                 }
             }
             _ if e.ty == Ty::Dec => {

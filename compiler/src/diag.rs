@@ -56,7 +56,6 @@ impl Diagnostic {
 pub const CODES: &[(&str, &str)] = &[
     ("E0001", "syntax error"),
     ("E0002", "input too large or nested too deeply"),
-    ("E0003", "cannot read rules file"),
     ("E0101", "unknown name"),
     ("E0102", "duplicate definition"),
     ("E0103", "missing or repeated system declaration"),

@@ -42,6 +42,8 @@ pub fn compile_sources(sources: Vec<SourceFile>) -> Compiled {
     let (program, more) = check::check(&sources, &files);
     diagnostics.extend(more);
     sort(&mut diagnostics, &sources);
+    // One problem, one report: the same diagnostic can arise from both sides of `x + x`.
+    diagnostics.dedup();
     let program = if diagnostics.iter().any(|d| d.is_error()) { None } else { program };
     Compiled {
         sources,

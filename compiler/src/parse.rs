@@ -321,7 +321,7 @@ impl Lower {
                         Rule::ident => name = Some(self.ident(c)),
                         Rule::string => title = Some(unquote(&c)),
                         Rule::cite => cite = Some(self.cite(c)),
-                        Rule::column => {
+                        Rule::field => {
                             let mut ci = c.into_inner().filter(not_kw);
                             let n = self.ident(ci.next()?);
                             let t = self.type_expr(ci.next()?);
@@ -353,6 +353,14 @@ impl Lower {
                 Rule::list_kw => list_depth += 1,
                 Rule::opt_mark => optional = true,
                 Rule::type_atom => atoms.push(self.type_atom(c)),
+                Rule::col_atom => {
+                    if let Some(n) = c.into_inner().filter(not_kw).next() {
+                        atoms.push(TypeAtom {
+                            name: self.ident(n),
+                            bounds: None,
+                        });
+                    }
+                }
                 _ => {}
             }
         }

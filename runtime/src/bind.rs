@@ -112,7 +112,11 @@ pub fn parse_input(input: &str, ty: &Ty, text: &str) -> Result<Value, Error> {
                 return Ok(Value::Enum(v));
             }
             Err(Error::Unknown {
-                what: format!("{} variant for input {input}", e.name),
+                what: if input == "value" {
+                    format!("{} variant", e.name)
+                } else {
+                    format!("{} variant for input {input}", e.name)
+                },
                 name: t.into(),
                 nearest: nearest(t, e.variants, 5),
             })
