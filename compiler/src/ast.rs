@@ -25,7 +25,16 @@ pub struct File {
     pub items: Vec<Item>,
 }
 
+/// `alias "A", "B" => "Key"`: the alias texts with their spans, the target key, the line span.
+pub type AliasLine = (Vec<(String, Span)>, String, Span);
+/// One `match` arm: its patterns (with spans) and its body.
+pub type MatchArm = (Vec<(Pattern, Span)>, Vec<Stmt>);
+
 #[derive(Clone, Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "AST items are built once per file; boxing them would only add noise"
+)]
 pub enum Item {
     System {
         name: Ident,
@@ -112,7 +121,7 @@ pub struct TableDecl {
     pub kind: TableKind,
     pub key: Option<Ident>,
     pub columns: Vec<(Ident, TypeExpr)>,
-    pub aliases: Vec<(Vec<(String, Span)>, String, Span)>,
+    pub aliases: Vec<AliasLine>,
     pub header: Option<Vec<Ident>>,
     pub rows: Vec<Row>,
     pub span: Span,
@@ -184,6 +193,7 @@ pub struct Modifier {
 }
 
 #[derive(Clone, Debug)]
+#[expect(clippy::large_enum_variant, reason = "modifier lists are short; boxing would only add noise")]
 pub enum ModItem {
     One(Modifier),
     Highest { name: String, mods: Vec<Modifier>, span: Span },
@@ -243,7 +253,7 @@ pub enum StmtKind {
     },
     Match {
         scrutinee: Expr,
-        arms: Vec<(Vec<(Pattern, Span)>, Vec<Stmt>)>,
+        arms: Vec<MatchArm>,
     },
     Call {
         name: Ident,

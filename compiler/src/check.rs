@@ -40,6 +40,9 @@ pub fn normalize_key(s: &str) -> String {
     rulebook_runtime::normalize(s)
 }
 
+/// A table's `by` dice: their distribution (when computable) and the range of values.
+type DiceDomain = (Option<Vec<(i64, u64)>>, i64, i64);
+
 #[derive(Clone)]
 struct Local {
     ty: Ty,
@@ -477,7 +480,10 @@ impl<'a> Checker<'a> {
                         Some(row) => {
                             for (n, nspan) in names {
                                 let norm = normalize_key(n);
-                                if keys.contains_key(&norm) {
+                                if let std::collections::btree_map::Entry::Vacant(e) = keys.entry(norm) {
+                                    e.insert(row);
+                                    self.tables[tid].aliases.push((n.clone(), row));
+                                } else {
                                     self.err(
                                         "E0306",
                                         *nspan,
@@ -485,9 +491,6 @@ impl<'a> Checker<'a> {
                                         "duplicate key",
                                         Some("remove the alias; keys already match ignoring case and separators".into()),
                                     );
-                                } else {
-                                    keys.insert(norm, row);
-                                    self.tables[tid].aliases.push((n.clone(), row));
                                 }
                             }
                         }
@@ -1300,7 +1303,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Dice with literal parameters: their distribution (for gap probabilities) and range.
-    fn static_dice(&mut self, d: &ast::DiceExpr) -> Option<(Option<Vec<(i64, u64)>>, i64, i64)> {
+    fn static_dice(&mut self, d: &ast::DiceExpr) -> Option<DiceDomain> {
         let mut ctx = Ctx {
             rid: usize::MAX,
             scopes: vec![BTreeMap::new()],

@@ -39,7 +39,7 @@ pub fn generate(p: &Program, header: &str) -> Result<String, String> {
         scope.raw(&module);
     }
     let names: Vec<String> = p.systems.iter().map(|s| format!("&{}::SYSTEM", s.name)).collect();
-    scope.raw(&format!(
+    scope.raw(format!(
         "/// Every compiled rule system.\npub static SYSTEMS: &[&rulebook_runtime::SystemInfo] = &[{}];",
         names.join(", ")
     ));
@@ -71,28 +71,28 @@ impl<'a> Gen<'a> {
         let mut m = codegen::Scope::new();
         m.raw("use rulebook_runtime as rt;");
         for e in &sys.enums {
-            m.raw(&self.enum_def(e));
+            m.raw(self.enum_def(e));
         }
         for r in &sys.records {
-            m.raw(&self.record_def(r));
+            m.raw(self.record_def(r));
         }
         for (tid, t) in sys.tables.iter().enumerate() {
-            m.raw(&self.table_def(tid, t));
+            m.raw(self.table_def(tid, t));
         }
         for (rid, r) in sys.resolvers.iter().enumerate() {
             m.raw(&self.resolver_def(rid, r)?);
         }
         if sys.resolvers.iter().any(|r| r.policy) {
-            m.raw(&self.policy_trait());
+            m.raw(self.policy_trait());
         }
         // Accessors and dice specs are collected while generating bodies.
         for ((tables, col), id) in self.key_cols.borrow().iter() {
-            m.raw(&self.key_col_fn(*id, tables, col));
+            m.raw(self.key_col_fn(*id, tables, col));
         }
         for s in self.specs.borrow().iter() {
             m.raw(s);
         }
-        m.raw(&self.registry());
+        m.raw(self.registry());
         let doc = format!("//! {} — compiled from `rules-src/{}/`.", sys.title, sys.name);
         Ok(format!(
             "#[allow(dead_code, unused_labels, unused_variables, unused_mut, unused_assignments, unreachable_patterns, unused_parens, clippy::all, reason = \"generated code: labels, bindings and match arms follow the rules text one to one\")]\npub mod {} {{\n{doc}\n{}\n}}",
@@ -678,7 +678,7 @@ impl<'a> Gen<'a> {
         let fn_name = if uses_policy { format!("{}_with", r.name) } else { r.name.clone() };
         let mut f = codegen::Function::new(&fn_name);
         f.vis("pub")
-            .doc(&format!("{} [{}]\n\nSource: {}:{}", r.title, r.cite, r.source, r.line))
+            .doc(format!("{} [{}]\n\nSource: {}:{}", r.title, r.cite, r.source, r.line))
             .generic("D: rt::Dice + ?Sized")
             .generic("T: rt::Trace");
         if uses_policy {
@@ -854,7 +854,7 @@ impl<'a> Gen<'a> {
             }
             Stmt::If { arms, otherwise } => {
                 for (i, (c, b)) in arms.iter().enumerate() {
-                    let _ = write!(o, "{}if {} {{\n", if i == 0 { "" } else { " else " }, self.expr(c));
+                    let _ = writeln!(o, "{}if {} {{", if i == 0 { "" } else { " else " }, self.expr(c));
                     self.block(b, o);
                     o.push('}');
                 }

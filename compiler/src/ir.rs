@@ -98,13 +98,16 @@ pub struct System {
     pub records: Vec<RecordDef>,
 }
 
+/// A record field: name, type and declared int bounds.
+pub type RecordField = (String, Ty, Option<(i64, i64)>);
+
 #[derive(Clone, Debug)]
 pub struct RecordDef {
     pub name: String,
     pub title: String,
     pub cite: String,
     /// Field name, type and declared int bounds (checked at run time when a record is built).
-    pub fields: Vec<(String, Ty, Option<(i64, i64)>)>,
+    pub fields: Vec<RecordField>,
 }
 
 #[derive(Clone, Debug)]
@@ -279,6 +282,7 @@ pub struct Dice {
 }
 
 #[derive(Clone, Debug)]
+#[expect(clippy::large_enum_variant, reason = "modifier lists are short; boxing would only add noise")]
 pub enum Mod {
     One {
         value: Expr,

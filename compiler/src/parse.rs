@@ -218,8 +218,7 @@ impl Lower {
         let span = self.span(&p);
         let text = p
             .into_inner()
-            .filter(not_kw)
-            .next()
+            .find(not_kw)
             .map(|t| t.as_str().trim().to_string())
             .unwrap_or_default();
         Cite { text, span }
@@ -354,7 +353,7 @@ impl Lower {
                 Rule::opt_mark => optional = true,
                 Rule::type_atom => atoms.push(self.type_atom(c)),
                 Rule::col_atom => {
-                    if let Some(n) = c.into_inner().filter(not_kw).next() {
+                    if let Some(n) = c.into_inner().find(not_kw) {
                         atoms.push(TypeAtom {
                             name: self.ident(n),
                             bounds: None,
@@ -394,8 +393,8 @@ impl Lower {
         let mut single = None;
         for c in p.clone().into_inner().filter(not_kw) {
             match c.as_rule() {
-                Rule::range_lo => lo = c.into_inner().filter(not_kw).next().map(|x| self.int(&x)),
-                Rule::range_hi => hi = c.into_inner().filter(not_kw).next().map(|x| self.int(&x)),
+                Rule::range_lo => lo = c.into_inner().find(not_kw).map(|x| self.int(&x)),
+                Rule::range_hi => hi = c.into_inner().find(not_kw).map(|x| self.int(&x)),
                 Rule::signed_int => single = Some(self.int(&c)),
                 _ => {}
             }
@@ -409,7 +408,7 @@ impl Lower {
 
     fn cell(&mut self, p: Pair<Rule>) -> Cell {
         let span = self.span(&p);
-        let inner = match p.into_inner().filter(not_kw).next() {
+        let inner = match p.into_inner().find(not_kw) {
             Some(i) => i,
             None => {
                 return Cell {
@@ -486,7 +485,7 @@ impl Lower {
                         result,
                     };
                 }
-                Rule::key_line => key = c.into_inner().filter(not_kw).next().map(|k| self.ident(k)),
+                Rule::key_line => key = c.into_inner().find(not_kw).map(|k| self.ident(k)),
                 Rule::columns_line => {
                     for col in c.into_inner().filter(not_kw) {
                         let mut ci = col.into_inner().filter(not_kw);
@@ -532,7 +531,7 @@ impl Lower {
         let mut it = p.into_inner().filter(not_kw);
         let head_pair = it.next()?;
         let head_span = self.span(&head_pair);
-        let h = head_pair.into_inner().filter(not_kw).next()?;
+        let h = head_pair.into_inner().find(not_kw)?;
         let head = match h.as_rule() {
             Rule::string => RowHead::Key(unquote(&h)),
             Rule::range_pat => {
@@ -647,7 +646,7 @@ impl Lower {
                         }
                         Rule::clamp => {
                             let cspan = self.span(&c);
-                            if let Some(r) = c.into_inner().filter(not_kw).next() {
+                            if let Some(r) = c.into_inner().find(not_kw) {
                                 let (lo, hi) = self.range_pat(r);
                                 clamp = Some((lo, hi, cspan));
                             }
@@ -733,7 +732,7 @@ impl Lower {
                         match c.as_rule() {
                             Rule::pattern => {
                                 let pspan = self.span(&c);
-                                let inner = c.into_inner().filter(not_kw).next()?;
+                                let inner = c.into_inner().find(not_kw)?;
                                 let pat = match inner.as_rule() {
                                     Rule::wildcard => Pattern::Wild,
                                     Rule::range_pat => {
@@ -858,10 +857,10 @@ impl Lower {
             match c.as_rule() {
                 Rule::dice_count => {
                     seen_count = true;
-                    if let Some(inner) = c.into_inner().filter(not_kw).next() {
+                    if let Some(inner) = c.into_inner().find(not_kw) {
                         count = match inner.as_rule() {
                             Rule::nat => DiceCount::Lit(self.int(&inner)),
-                            _ => match inner.into_inner().filter(not_kw).next() {
+                            _ => match inner.into_inner().find(not_kw) {
                                 Some(e) => DiceCount::Expr(Box::new(self.expr(e))),
                                 None => DiceCount::Lit(1),
                             },
@@ -870,7 +869,7 @@ impl Lower {
                 }
                 Rule::nat => sides = self.int(&c),
                 Rule::dice_mod => {
-                    let Some(m) = c.into_inner().filter(not_kw).next() else {
+                    let Some(m) = c.into_inner().find(not_kw) else {
                         continue;
                     };
                     let text = m.as_str().to_string();
@@ -895,7 +894,7 @@ impl Lower {
                                 .find(|x| x.as_rule() == Rule::signed_int)
                                 .map(|x| self.int(x))
                                 .unwrap_or(0);
-                            let value = match value_pair.and_then(|v| v.into_inner().filter(not_kw).next()) {
+                            let value = match value_pair.and_then(|v| v.into_inner().find(not_kw)) {
                                 Some(v) if v.as_rule() == Rule::signed_int => {
                                     let vspan = self.span(&v);
                                     Expr {
@@ -903,7 +902,7 @@ impl Lower {
                                         span: vspan,
                                     }
                                 }
-                                Some(v) => match v.into_inner().filter(not_kw).next() {
+                                Some(v) => match v.into_inner().find(not_kw) {
                                     Some(e) => self.expr(e),
                                     None => Expr {
                                         kind: ExprKind::Int(0),
@@ -1104,7 +1103,7 @@ impl Lower {
                             kind: ExprKind::With(Box::new(e), inits),
                             span: s,
                         };
-                    } else if let Some(idp) = f.into_inner().filter(not_kw).next() {
+                    } else if let Some(idp) = f.into_inner().find(not_kw) {
                         let id = self.ident(idp);
                         e = Expr {
                             kind: ExprKind::Field(Box::new(e), id),
