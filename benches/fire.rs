@@ -19,6 +19,9 @@ use rulebook_runtime::{self as rt, Dice, DiceSpec, Key, NoTrace, Read, Recorder,
 // Hand-written reference
 // ---------------------------------------------------------------------------------------------
 
+/// `const los_blocking_size` (turn.rules, 6.21).
+const LOS_BLOCKING_SIZE: i64 = 6;
+
 const D4D6: DiceSpec = DiceSpec::new(4, 6);
 const D2D6: DiceSpec = DiceSpec::new(2, 6);
 const D1D6: DiceSpec = DiceSpec::new(1, 6);
@@ -207,6 +210,10 @@ fn fire_ref<D: Dice + ?Sized>(dice: &mut D, ids: &Ids, inp: &FireInputs) -> Resu
     if (is_stun && !w.stunner) || (inp.mounted_weapons && w.mount && inp.mount == MountUse::None) {
         return Err(RefError::Rejected);
     }
+    // 6.21: an obstacle of Target Size los_blocking_size or more blocks Line-of-Sight.
+    if inp.obstacle_size >= LOS_BLOCKING_SIZE {
+        return Err(RefError::Rejected);
+    }
 
     // 6.3 To Hit.
     let mut target = w.density + inp.target_size - inp.obstacle_size;
@@ -280,6 +287,8 @@ fn fire_ref<D: Dice + ?Sized>(dice: &mut D, ids: &Ids, inp: &FireInputs) -> Resu
         armor_rating_after: inp.armor_rating,
         gadget_chooser: Chooser::None,
         self_damage: 0,
+        firer_armor_effect: ArmorEffect::None,
+        firer_armor_rating_after: inp.firer_armor_rating,
         weapon_state: WeaponState::Ready,
     };
     let braced = w.mount && inp.mount == MountUse::Braced;
@@ -298,6 +307,8 @@ fn fire_ref<D: Dice + ?Sized>(dice: &mut D, ids: &Ids, inp: &FireInputs) -> Resu
                 inp.stunners,
             )?;
             out.self_damage = own.hits;
+            out.firer_armor_effect = own.armor_effect;
+            out.firer_armor_rating_after = own.armor_rating_after;
         }
         FireResult::Miss => {}
         FireResult::Hit => {
@@ -423,6 +434,9 @@ fn setup() -> (Ids, FireInputs) {
     v.target_gadgets = vec![key("gadgets", "Scrambler"), key("gadgets", "Vacpak")];
     v.firer_armor_rating = 2;
     check_agreement(&ids, &v, 2_000, "variant pistol close/gadgets");
+    let mut v = inp.clone();
+    v.obstacle_size = 6; // blocks Line-of-Sight: both must reject
+    check_agreement(&ids, &v, 200, "variant LOS blocked");
     let mut v = inp.clone();
     v.weapon = starleader::TABLES
         .iter()

@@ -223,11 +223,14 @@ pub enum StmtKind {
     },
     Var {
         name: Ident,
+        ty: Option<TypeExpr>,
         value: Expr,
+        cite: Option<Cite>,
     },
     Assign {
         name: Ident,
         value: Expr,
+        cite: Option<Cite>,
     },
     Roll {
         name: Ident,

@@ -101,65 +101,11 @@ struct Checker<'a> {
     option_spans: Vec<Span>,
 }
 
+/// Names the generated Rust cannot use even as raw identifiers, or that it uses itself.
 fn rust_ident_ok(name: &str) -> bool {
     !matches!(
         name,
-        "as" | "async"
-            | "await"
-            | "box"
-            | "const"
-            | "crate"
-            | "dyn"
-            | "enum"
-            | "extern"
-            | "fn"
-            | "impl"
-            | "loop"
-            | "mod"
-            | "move"
-            | "mut"
-            | "pub"
-            | "ref"
-            | "return"
-            | "self"
-            | "Self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "type"
-            | "unsafe"
-            | "use"
-            | "where"
-            | "while"
-            | "yield"
-            | "abstract"
-            | "become"
-            | "do"
-            | "final"
-            | "macro"
-            | "override"
-            | "priv"
-            | "typeof"
-            | "unsized"
-            | "virtual"
-            | "try"
-            | "gen"
-            | "dice"
-            | "trace"
-            | "inp"
-            | "out"
-            | "rt"
-            | "true"
-            | "false"
-            | "if"
-            | "else"
-            | "match"
-            | "for"
-            | "in"
-            | "let"
-            | "break"
-            | "continue"
+        "self" | "Self" | "super" | "crate" | "_" | "dice" | "trace" | "inp" | "out" | "rt" | "policy" | "violations"
     )
 }
 
@@ -1737,8 +1683,18 @@ impl<'a> Checker<'a> {
                     clamp,
                 }
             }
-            K::Var { name, value } => {
-                let v = self.expr(ctx, value, None);
+            K::Var {
+                name,
+                ty: declared,
+                value,
+                cite,
+            } => {
+                let want = declared.as_ref().map(|t| self.type_expr(t).0);
+                let v = self.expr(ctx, value, want.as_ref());
+                let v = match &want {
+                    Some(w) => self.coerce(v, w),
+                    None => v,
+                };
                 let ty = v.ty.clone();
                 if matches!(ty, Ty::NoneLit | Ty::EmptyList) {
                     self.err(
@@ -1746,13 +1702,20 @@ impl<'a> Checker<'a> {
                         value.span,
                         "a `var` needs a value of known type to start",
                         "type unknown",
-                        Some("start it from a typed value".into()),
+                        Some("give its type: `var xs: list unit = []`".into()),
                     );
                 }
                 let var = ctx.bind(&name.name, ty.clone(), Iv::UNKNOWN, true);
-                Stmt::Var { var, ty, value: v }
+                let cite = cite.as_ref().map(|c| self.cite(c));
+                Stmt::Var {
+                    var,
+                    name: name.name.clone(),
+                    ty,
+                    value: v,
+                    cite,
+                }
             }
-            K::Assign { name, value } => {
+            K::Assign { name, value, cite } => {
                 let Some(local) = ctx.lookup(&name.name).cloned() else {
                     let cands: Vec<String> = ctx
                         .scopes
@@ -1783,7 +1746,14 @@ impl<'a> Checker<'a> {
                 }
                 let v = self.expr(ctx, value, Some(&local.ty));
                 let v = self.coerce(v, &local.ty);
-                Stmt::Assign { var: local.rust, value: v }
+                let cite = cite.as_ref().map(|c| self.cite(c));
+                Stmt::Assign {
+                    var: local.rust,
+                    name: name.name.clone(),
+                    ty: local.ty.clone(),
+                    value: v,
+                    cite,
+                }
             }
             K::Roll { name, dice, label, cite } => {
                 let d = self.dice(ctx, dice)?;
@@ -2466,7 +2436,7 @@ impl<'a> Checker<'a> {
                 },
             ),
             K::Bool(b) => mk(ExprKind::Const(Const::Bool(*b)), Ty::Bool, Iv::UNKNOWN),
-            K::Str(s) => match hint {
+            K::Str(s) => match hint.map(strip_opt).as_ref() {
                 Some(Ty::Key(ts)) => {
                     let c = self.key_const(&ts.clone(), s, span);
                     if c == Const::None {
@@ -2845,19 +2815,28 @@ impl<'a> Checker<'a> {
 
     fn name(&mut self, ctx: &mut Ctx, n: &str, span: Span, hint: Option<&Ty>) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        // Where an enum is expected and it has a variant of this name, a binding of another type
+        // (a local, input or output called `hit`) does not hide the variant `hit`.
+        let variant_here = match hint.map(strip_opt) {
+            Some(Ty::Enum(e)) => self.enums[e].variants.iter().position(|(v, _)| v == n).map(|i| (e, i)),
+            _ => None,
+        };
+        let fits = |t: &Ty| variant_here.is_none_or(|(e, _)| strip_opt(t) == Ty::Enum(e));
         if let Some(l) = ctx.lookup(n).cloned() {
-            return mk(ExprKind::Local(l.rust), l.ty, l.iv);
+            if fits(&l.ty) {
+                return mk(ExprKind::Local(l.rust), l.ty, l.iv);
+            }
         }
         if ctx.rid != usize::MAX {
             let r = &self.resolvers[ctx.rid];
-            if let Some(p) = r.inputs.iter().find(|p| p.name == n && !p.is_option) {
+            if let Some(p) = r.inputs.iter().find(|p| p.name == n && !p.is_option && fits(&p.ty)) {
                 let iv = match (p.bounds, &p.ty) {
                     (Some((lo, hi)), _) => Iv::range(lo, hi),
                     _ => Iv::UNKNOWN,
                 };
                 return mk(ExprKind::Input(p.name.clone()), p.ty.clone(), iv);
             }
-            if let Some(p) = r.outputs.iter().find(|p| p.name == n) {
+            if let Some(p) = r.outputs.iter().find(|p| p.name == n && fits(&p.ty)) {
                 return mk(ExprKind::Output(p.name.clone()), p.ty.clone(), Iv::UNKNOWN);
             }
         }
@@ -3362,8 +3341,9 @@ impl<'a> Checker<'a> {
         match &t.result {
             Some(ty) => {
                 let mut iv: Option<Iv> = None;
-                for r in &t.rows {
-                    if let Some(Const::Int(v)) = r.cells.first() {
+                // Every cell: a matrix row holds one value per column.
+                for v in t.rows.iter().flat_map(|r| r.cells.iter()) {
+                    if let Const::Int(v) = v {
                         iv = Some(iv.map_or(Iv::exact(*v), |i| i.join(Iv::exact(*v))));
                     }
                 }
@@ -3408,6 +3388,12 @@ impl<'a> Checker<'a> {
                     }
                 };
                 let b = self.expr(ctx, r, Some(&inner));
+                // `a ?? b` with `b` optional too is still optional: the first of them that is set.
+                if let Ty::Opt(_) = b.ty {
+                    let t = a.ty.clone();
+                    let b = self.coerce(b, &t);
+                    return mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), t, Iv::UNKNOWN);
+                }
                 let ty = if inner == Ty::Int && b.ty == Ty::Dec {
                     Ty::Dec
                 } else {
@@ -3424,7 +3410,14 @@ impl<'a> Checker<'a> {
             }
             _ => {
                 let a = self.expr(ctx, l, None);
-                let b = self.expr(ctx, r, None);
+                let b = self.expr(ctx, r, if matches!(a.ty, Ty::List(_)) { Some(&a.ty) } else { None });
+                // Lists join with `+`: `noted + [hit]`.
+                if op == BinOp::Add && matches!((&a.ty, &b.ty), (Ty::List(_) | Ty::EmptyList, Ty::List(_) | Ty::EmptyList)) {
+                    let t = if matches!(a.ty, Ty::List(_)) { a.ty.clone() } else { b.ty.clone() };
+                    let a = self.coerce(a, &t);
+                    let b = self.coerce(b, &t);
+                    return mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), t, Iv::UNKNOWN);
+                }
                 for x in [&a, &b] {
                     if matches!(x.ty, Ty::Opt(_)) {
                         let tn = self.ty_name(&x.ty);

@@ -9,6 +9,22 @@ use crate::ir::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// A rules name as a Rust identifier: Rust keywords become raw identifiers (`mod` → `r#mod`), so
+/// rules text may use any name the language allows.
+pub fn raw_ident(s: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "box", "break", "const", "continue", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for",
+        "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+        "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+        "abstract", "become",
+    ];
+    if KEYWORDS.contains(&s) {
+        format!("r#{s}")
+    } else {
+        s.to_string()
+    }
+}
+
 pub fn camel(s: &str) -> String {
     s.split('_')
         .filter(|p| !p.is_empty())
@@ -30,6 +46,20 @@ fn lit(s: &str) -> String {
     format!("{s:?}")
 }
 
+/// The generated code before formatting (for debugging the generator).
+pub fn generate_unformatted(p: &Program) -> String {
+    let mut scope = codegen::Scope::new();
+    for sys in &p.systems {
+        match Gen::new(sys).module() {
+            Ok(m) => {
+                scope.raw(&m);
+            }
+            Err(e) => return e,
+        }
+    }
+    scope.to_string()
+}
+
 /// Generate the whole `rules.rs` for a program. `header` is the do-not-edit stamp.
 pub fn generate(p: &Program, header: &str) -> Result<String, String> {
     let mut scope = codegen::Scope::new();
@@ -38,7 +68,7 @@ pub fn generate(p: &Program, header: &str) -> Result<String, String> {
         let module = g.module()?;
         scope.raw(&module);
     }
-    let names: Vec<String> = p.systems.iter().map(|s| format!("&{}::SYSTEM", s.name)).collect();
+    let names: Vec<String> = p.systems.iter().map(|s| format!("&{}::SYSTEM", raw_ident(&s.name))).collect();
     scope.raw(format!(
         "/// Every compiled rule system.\npub static SYSTEMS: &[&rulebook_runtime::SystemInfo] = &[{}];",
         names.join(", ")
@@ -96,7 +126,7 @@ impl<'a> Gen<'a> {
         let doc = format!("//! {} — compiled from `rules-src/{}/`.", sys.title, sys.name);
         Ok(format!(
             "#[allow(dead_code, unused_labels, unused_variables, unused_mut, unused_assignments, unreachable_patterns, unused_parens, clippy::all, reason = \"generated code: labels, bindings and match arms follow the rules text one to one\")]\npub mod {} {{\n{doc}\n{}\n}}",
-            sys.name,
+            raw_ident(&sys.name),
             m.to_string()
         ))
     }
@@ -289,14 +319,14 @@ impl<'a> Gen<'a> {
             let call = if self.uses_policy[rid] {
                 format!("{}_with(dice, trace, self, inp)", r.name)
             } else {
-                format!("{}(dice, trace, inp)", r.name)
+                format!("{}(dice, trace, inp)", raw_ident(&r.name))
             };
             let _ = writeln!(
                 methods,
                 "/// {} [{}]. Defaults to the rules' own policy.\nfn {n}<D: rt::Dice + ?Sized, T: rt::Trace>(&mut self, dice: &mut D, trace: &mut T, inp: &{c}Inputs) -> Result<{c}Outcome, rt::Error> {{ {call} }}",
                 r.title,
                 r.cite,
-                n = r.name
+                n = raw_ident(&r.name)
             );
         }
         format!(
@@ -318,7 +348,7 @@ impl<'a> Gen<'a> {
             .derive("Hash");
         st.doc(&format!("{} [{}]", if r.title.is_empty() { &r.name } else { &r.title }, r.cite));
         for (f, t, _) in &r.fields {
-            st.new_field(f, self.rty(t)).vis("pub");
+            st.new_field(raw_ident(f), self.rty(t)).vis("pub");
         }
         let mut s = codegen::Scope::new();
         s.push_struct(st);
@@ -330,17 +360,17 @@ impl<'a> Gen<'a> {
                     (Ty::Int, Some((lo, hi))) => format!("{}i64", (*lo).max((*hi).min(0))),
                     _ => self.default_of(t),
                 };
-                format!("{f}: {v}")
+                format!("{}: {v}", raw_ident(f))
             })
             .collect();
         let vals: Vec<String> = r
             .fields
             .iter()
-            .map(|(f, t, _)| format!("({}, {})", lit(f), self.to_value(&format!("self.{f}"), t)))
+            .map(|(f, t, _)| format!("({}, {})", lit(f), self.to_value(&format!("self.{}", raw_ident(f)), t)))
             .collect();
         let reads: Vec<String> = r.fields.iter().map(|(f, t, _)| {
             let get = format!("fields.iter().find(|(k, _)| *k == {}).map(|(_, v)| v).ok_or_else(|| rt::Error::MissingInput {{ input: format!(\"{{}}.{}\", name), ty: {}.to_string() }})?", lit(f), f, lit(&self.ty_text(t)));
-            format!("{f}: {}", self.read_from(&get, &format!("{}.{f}", r.name), t))
+            format!("{}: {}", raw_ident(f), self.read_from(&get, &format!("{}.{f}", r.name), t))
         }).collect();
         let infos: Vec<String> = r
             .fields
@@ -468,10 +498,10 @@ impl<'a> Gen<'a> {
         let mut st = codegen::Struct::new(&row_ty);
         st.vis("pub").derive("Debug").doc(&format!("A row of {}", t.title));
         if matches!(t.kind, TableKind::Keyed) {
-            st.new_field(&t.key_column, "&'static str").vis("pub");
+            st.new_field(raw_ident(&t.key_column), "&'static str").vis("pub");
         }
         for (c, ct) in &cols {
-            st.new_field(c, self.static_ty(ct)).vis("pub");
+            st.new_field(raw_ident(c), self.static_ty(ct)).vis("pub");
         }
         let mut s = codegen::Scope::new();
         s.push_struct(st);
@@ -486,7 +516,7 @@ impl<'a> Gen<'a> {
                     fields.push(format!("{}: {}", t.key_column, lit(&r.label)));
                 }
                 for (c, (cn, ct)) in r.cells.iter().zip(&cols) {
-                    fields.push(format!("{cn}: {}", self.konst(c, ct, true)));
+                    fields.push(format!("{}: {}", raw_ident(cn), self.konst(c, ct, true)));
                 }
                 format!("{row_ty} {{ {} }}", fields.join(", "))
             })
@@ -500,14 +530,7 @@ impl<'a> Gen<'a> {
         // to_value for row records.
         let fields: Vec<String> = cols
             .iter()
-            .map(|(c, ct)| {
-                format!(
-                    "({}, {})",
-                    lit(c),
-                    self.to_value(&format!("self.{c}"), &strip_list_static(ct))
-                        .replace(&format!("(self.{c}).iter()"), &format!("self.{c}.iter()"))
-                )
-            })
+            .map(|(c, ct)| format!("({}, {})", lit(c), self.to_value(&format!("self.{}", raw_ident(c)), ct)))
             .collect();
         let _ = writeln!(
             out,
@@ -566,7 +589,13 @@ impl<'a> Gen<'a> {
         let ret = self.static_ty(&cty);
         let arms: Vec<String> = tables
             .iter()
-            .map(|&t| format!("{t} => {}.get(k.row as usize).map(|r| r.{col}),", upper(&self.sys.tables[t].name)))
+            .map(|&t| {
+                format!(
+                    "{t} => {}.get(k.row as usize).map(|r| r.{}),",
+                    upper(&self.sys.tables[t].name),
+                    raw_ident(col)
+                )
+            })
             .collect();
         let names: Vec<&str> = tables.iter().map(|&t| self.sys.tables[t].name.as_str()).collect();
         format!(
@@ -588,7 +617,7 @@ impl<'a> Gen<'a> {
             .derive("Debug")
             .doc(&format!("Inputs of `{}` ({}).", r.name, r.title));
         for p in &r.inputs {
-            let f = ins.new_field(&p.name, self.rty(&p.ty)).vis("pub");
+            let f = ins.new_field(raw_ident(&p.name), self.rty(&p.ty)).vis("pub");
             let doc = if p.doc.is_empty() { p.name.clone() } else { p.doc.clone() };
             f.doc(&doc);
         }
@@ -603,7 +632,7 @@ impl<'a> Gen<'a> {
             .derive("Hash")
             .doc(&format!("Outcome of `{}` ({}).", r.name, r.title));
         for p in &r.outputs {
-            let f = outs.new_field(&p.name, self.rty(&p.ty)).vis("pub");
+            let f = outs.new_field(raw_ident(&p.name), self.rty(&p.ty)).vis("pub");
             let doc = if p.doc.is_empty() { p.name.clone() } else { p.doc.clone() };
             f.doc(&doc);
         }
@@ -615,7 +644,7 @@ impl<'a> Gen<'a> {
         let reads: Vec<String> = r
             .inputs
             .iter()
-            .map(|p| format!("{}: {},", p.name, self.read_input(&p.name, &p.ty)))
+            .map(|p| format!("{}: {},", raw_ident(&p.name), self.read_input(&p.name, &p.ty)))
             .collect();
         let _ = writeln!(
             out,
@@ -625,7 +654,13 @@ impl<'a> Gen<'a> {
         let fields: Vec<String> = r
             .outputs
             .iter()
-            .map(|p| format!("({}, {})", lit(&p.name), self.to_value(&format!("self.{}", p.name), &p.ty)))
+            .map(|p| {
+                format!(
+                    "({}, {})",
+                    lit(&p.name),
+                    self.to_value(&format!("self.{}", raw_ident(&p.name)), &p.ty)
+                )
+            })
             .collect();
         let _ = writeln!(
             out,
@@ -637,7 +672,7 @@ impl<'a> Gen<'a> {
         let _ = writeln!(body, "if T::ENABLED {{ trace.event(rt::Event::Enter {{ resolver: {}.to_string(), title: {}.to_string(), cite: {}.to_string() }}); }}", lit(&r.name), lit(&r.title), lit(&r.cite));
         for p in &r.inputs {
             if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
-                let _ = writeln!(body, "if !({lo}i64..={hi}i64).contains(&inp.{n}) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = p.name, ln = lit(&p.name));
+                let _ = writeln!(body, "if !({lo}i64..={hi}i64).contains(&inp.{n}) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
             }
         }
         let inits: Vec<String> = r
@@ -646,7 +681,7 @@ impl<'a> Gen<'a> {
             .map(|p| {
                 format!(
                     "{}: {},",
-                    p.name,
+                    raw_ident(&p.name),
                     match &p.default {
                         Some(d) => self.konst(d, &p.ty, false),
                         None => self.default_of(&p.ty),
@@ -675,7 +710,11 @@ impl<'a> Gen<'a> {
         );
         body.push_str("Ok(out)");
         let uses_policy = self.uses_policy[rid];
-        let fn_name = if uses_policy { format!("{}_with", r.name) } else { r.name.clone() };
+        let fn_name = if uses_policy {
+            format!("{}_with", r.name)
+        } else {
+            raw_ident(&r.name)
+        };
         let mut f = codegen::Function::new(&fn_name);
         f.vis("pub")
             .doc(format!("{} [{}]\n\nSource: {}:{}", r.title, r.cite, r.source, r.line))
@@ -695,10 +734,11 @@ impl<'a> Gen<'a> {
             // The plain entry point decides as the rules' own policies do.
             let _ = writeln!(
                 out,
-                "/// {} [{}], deciding with the rules' default policies (see [`Policy`]).\npub fn {n}<D: rt::Dice + ?Sized, T: rt::Trace>(dice: &mut D, trace: &mut T, inp: &{cname}Inputs) -> Result<{cname}Outcome, rt::Error> {{ {n}_with(dice, trace, &mut DefaultPolicy, inp) }}",
+                "/// {} [{}], deciding with the rules' default policies (see [`Policy`]).\npub fn {rn}<D: rt::Dice + ?Sized, T: rt::Trace>(dice: &mut D, trace: &mut T, inp: &{cname}Inputs) -> Result<{cname}Outcome, rt::Error> {{ {n}_with(dice, trace, &mut DefaultPolicy, inp) }}",
                 r.title,
                 r.cite,
-                n = r.name
+                n = r.name,
+                rn = raw_ident(&r.name)
             );
         }
         let mut s = codegen::Scope::new();
@@ -706,8 +746,9 @@ impl<'a> Gen<'a> {
         out.push_str(&s.to_string());
         let _ = writeln!(
             out,
-            "\nfn run_{n}_traced(d: &mut dyn rt::Dice, t: &mut rt::Recorder, m: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let i = {cname}Inputs::from_values(m)?; Ok({n}(d, t, &i)?.to_value()) }}\nfn run_{n}_quiet(d: &mut dyn rt::Dice, t: &mut rt::NoTrace, m: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let i = {cname}Inputs::from_values(m)?; Ok({n}(d, t, &i)?.to_value()) }}",
-            n = r.name
+            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}",
+            n = r.name,
+            rn = raw_ident(&r.name)
         );
         let _ = rid;
         Ok(out)
@@ -808,11 +849,25 @@ impl<'a> Gen<'a> {
                     );
                 }
             }
-            Stmt::Var { var, ty, value } => {
+            Stmt::Var {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+            } => {
                 let _ = writeln!(o, "let mut {var}: {} = {};", self.rty(ty), self.owned(&self.expr(value), ty));
+                self.trace_let(o, name, var, ty, cite);
             }
-            Stmt::Assign { var, value } => {
+            Stmt::Assign {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+            } => {
                 let _ = writeln!(o, "{var} = {};", self.owned(&self.expr(value), &value.ty));
+                self.trace_let(o, name, var, ty, cite);
             }
             Stmt::Roll { var, label, dice, cite } => {
                 let spec = self.spec(dice);
@@ -843,12 +898,12 @@ impl<'a> Gen<'a> {
                 );
             }
             Stmt::Set { field, value, cite } => {
-                let _ = writeln!(o, "out.{field} = {};", self.owned(&self.expr(value), &value.ty));
+                let _ = writeln!(o, "out.{} = {};", raw_ident(field), self.owned(&self.expr(value), &value.ty));
                 let _ = writeln!(
                     o,
                     "if T::ENABLED {{ trace.event(rt::Event::Set {{ field: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
                     lit(field),
-                    self.to_value(&format!("out.{field}"), &value.ty),
+                    self.to_value(&format!("out.{}", raw_ident(field)), &value.ty),
                     lit(cite)
                 );
             }
@@ -899,20 +954,19 @@ impl<'a> Gen<'a> {
             }
             Stmt::Call { var, resolver, args, cite } => {
                 let callee = &self.sys.resolvers[*resolver];
-                let fields: Vec<String> = args
-                    .iter()
-                    .map(|(n, e)| {
-                        let code = self.expr(e);
-                        let code = self.owned(&code, &e.ty);
-                        format!("{n}: {code}")
-                    })
-                    .collect();
+                // Arguments are evaluated before the call, which borrows `dice` and `trace` itself.
+                let mut fields = Vec::new();
+                for (i, (n, e)) in args.iter().enumerate() {
+                    let code = self.owned(&self.expr(e), &e.ty);
+                    let _ = writeln!(o, "let {var}_a{i} = {code};");
+                    fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
+                }
                 let callee_fn = if callee.policy {
-                    format!("policy.{}", callee.name)
+                    format!("policy.{}", raw_ident(&callee.name))
                 } else if self.uses_policy[*resolver] {
                     format!("{}_with", callee.name)
                 } else {
-                    callee.name.clone()
+                    raw_ident(&callee.name)
                 };
                 let policy_arg = if !callee.policy && self.uses_policy[*resolver] {
                     "policy, "
@@ -981,6 +1035,19 @@ impl<'a> Gen<'a> {
             Ty::List(_) => format!("({code}).to_vec()"),
             t if is_copy(t) => code.to_string(),
             _ => format!("({code}).clone()"),
+        }
+    }
+
+    /// A cited `var` or assignment shows its new value in the trace.
+    fn trace_let(&self, o: &mut String, name: &str, var: &str, ty: &Ty, cite: &Option<String>) {
+        if let Some(c) = cite {
+            let _ = writeln!(
+                o,
+                "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                lit(name),
+                self.to_value(var, ty),
+                lit(c)
+            );
         }
     }
 
@@ -1104,8 +1171,8 @@ impl<'a> Gen<'a> {
         match &e.kind {
             ExprKind::Const(c) => self.konst(c, &e.ty, false),
             ExprKind::Local(v) => v.clone(),
-            ExprKind::Input(n) => format!("inp.{n}"),
-            ExprKind::Output(n) => format!("out.{n}"),
+            ExprKind::Input(n) => format!("inp.{}", raw_ident(n)),
+            ExprKind::Output(n) => format!("out.{}", raw_ident(n)),
             ExprKind::KeyCol {
                 key,
                 tables,
@@ -1138,7 +1205,7 @@ impl<'a> Gen<'a> {
                         Ty::Opt(x) => (**x).clone(),
                         x => x.clone(),
                     };
-                    let inner_code = self.owned(&format!("r.{f}"), &field_ty);
+                    let inner_code = self.owned(&format!("r.{}", raw_ident(f)), &field_ty);
                     let nested_opt = matches!(&**inner, Ty::Rec(ri) if self.sys.records[*ri].fields.iter().any(|(n, t, _)| n == f && matches!(t, Ty::Opt(_))));
                     return if nested_opt {
                         format!("({}).as_ref().and_then(|r| {inner_code})", self.expr(b))
@@ -1146,7 +1213,7 @@ impl<'a> Gen<'a> {
                         format!("({}).as_ref().map(|r| {inner_code})", self.expr(b))
                     };
                 }
-                let code = format!("{}.{f}", self.expr(b));
+                let code = format!("{}.{}", self.expr(b), raw_ident(f));
                 if matches!(b.ty, Ty::Row(_)) {
                     from_static(&code, &e.ty)
                 } else {
@@ -1155,8 +1222,14 @@ impl<'a> Gen<'a> {
             }
             ExprKind::Lookup { table, args } => {
                 let t = &self.sys.tables[*table];
-                let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
-                let code = format!("lookup_{}(trace, {})?", t.name, a.join(", "));
+                // Arguments are evaluated first: one of them may itself look up a table (and use `trace`).
+                let lets: Vec<String> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| format!("let a{i} = {};", self.expr(x)))
+                    .collect();
+                let names: Vec<String> = (0..args.len()).map(|i| format!("a{i}")).collect();
+                let code = format!("{{ {} lookup_{}(trace, {})? }}", lets.join(" "), t.name, names.join(", "));
                 if t.result.is_some() {
                     from_static(&code, &e.ty)
                 } else {
@@ -1329,7 +1402,11 @@ impl<'a> Gen<'a> {
                     let _ = write!(code, "let f{i} = {}; ", self.owned(&self.expr(x), &x.ty));
                 }
                 code.push_str(&self.field_checks(r, fields.iter().enumerate().map(|(i, (n, _))| (n.as_str(), format!("f{i}")))));
-                let inits: Vec<String> = fields.iter().enumerate().map(|(i, (n, _))| format!("{n}: f{i}")).collect();
+                let inits: Vec<String> = fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (n, _))| format!("{}: f{i}", raw_ident(n)))
+                    .collect();
                 let _ = write!(code, "{} {{ {} }} }}", camel(&r.name), inits.join(", "));
                 code
             }
@@ -1343,7 +1420,7 @@ impl<'a> Gen<'a> {
                 code.push_str(&self.field_checks(r, updates.iter().enumerate().map(|(i, (n, _))| (n.as_str(), format!("u{i}")))));
                 let _ = write!(code, "let mut r = {}; ", self.owned(&self.expr(base), &base.ty));
                 for (i, (n, _)) in updates.iter().enumerate() {
-                    let _ = write!(code, "r.{n} = u{i}; ");
+                    let _ = write!(code, "r.{} = u{i}; ", raw_ident(n));
                 }
                 code.push_str("r }");
                 code
@@ -1368,13 +1445,23 @@ impl<'a> Gen<'a> {
             BinOp::And => format!("({x} && {y})"),
             BinOp::Or => format!("({x} || {y})"),
             BinOp::Coalesce => {
+                if matches!(b.ty, Ty::Opt(_)) {
+                    // Both optional: the first that is set.
+                    return if is_copy(&e.ty) {
+                        format!("({x}).or({y})")
+                    } else {
+                        format!("(match &{x} {{ Some(v) => Some(v.clone()), None => {} }})", self.owned(&y, &b.ty))
+                    };
+                }
                 if is_copy(&e.ty) {
                     format!("({x}).unwrap_or({y})")
                 } else {
-                    // A match, not a closure: the fallback may return an error from the resolver.
-                    format!("(match {x} {{ Some(v) => v, None => {} }})", self.owned(&y, &e.ty))
+                    // A match, not a closure: the fallback may return an error from the resolver; and
+                    // by reference, so a value inside an input or record is cloned, not moved.
+                    format!("(match &{x} {{ Some(v) => v.clone(), None => {} }})", self.owned(&y, &e.ty))
                 }
             }
+            BinOp::Add if matches!(e.ty, Ty::List(_)) => format!("{{ let mut v = ({x}).to_vec(); v.extend(({y}).iter().cloned()); v }}"),
             _ if e.ty == Ty::Dec => {
                 let m = match op {
                     BinOp::Add => "checked_add",
@@ -1610,10 +1697,6 @@ fn contains_require(stmts: &[Stmt]) -> bool {
         Stmt::Repeat { body, .. } | Stmt::For { body, .. } => contains_require(body),
         _ => false,
     })
-}
-
-fn strip_list_static(t: &Ty) -> Ty {
-    t.clone()
 }
 
 /// A value read from a static table row, as the expression type (static text becomes `rt::Text`).

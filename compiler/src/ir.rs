@@ -322,12 +322,17 @@ pub enum Stmt {
     },
     Var {
         var: String,
+        name: String,
         ty: Ty,
         value: Expr,
+        cite: Option<String>,
     },
     Assign {
         var: String,
+        name: String,
+        ty: Ty,
         value: Expr,
+        cite: Option<String>,
     },
     Roll {
         var: String,

@@ -662,13 +662,29 @@ impl Lower {
                     clamp,
                 }
             }
-            Rule::var_stmt => StmtKind::Var {
-                name: self.ident(it.next()?),
-                value: self.expr(it.next()?),
-            },
+            Rule::var_stmt => {
+                let name = self.ident(it.next()?);
+                let mut ty = None;
+                let mut value = None;
+                let mut cite = None;
+                for c in it {
+                    match c.as_rule() {
+                        Rule::type_expr => ty = Some(self.type_expr(c)),
+                        Rule::cite => cite = Some(self.cite(c)),
+                        _ => value = Some(self.expr(c)),
+                    }
+                }
+                StmtKind::Var {
+                    name,
+                    ty,
+                    value: value?,
+                    cite,
+                }
+            }
             Rule::assign_stmt => StmtKind::Assign {
                 name: self.ident(it.next()?),
                 value: self.expr(it.next()?),
+                cite: it.next().map(|c| self.cite(c)),
             },
             Rule::roll_stmt => {
                 let name = self.ident(it.next()?);

@@ -176,10 +176,19 @@ fn parse_key(tables: &[&TableInfo], t: &str) -> Result<Value, Error> {
         .iter()
         .flat_map(|tb| tb.keys.iter().copied().chain(tb.aliases.iter().map(|(a, _)| *a)))
         .collect();
+    // Nothing close: list the valid keys themselves (the first 30), so the user sees the choices.
+    let mut near = nearest(t, &candidates, 5);
+    if near.is_empty() {
+        let keys: Vec<&str> = tables.iter().flat_map(|tb| tb.keys.iter().copied()).collect();
+        near = keys.iter().take(30).map(|k| k.to_string()).collect();
+        if keys.len() > 30 {
+            near.push(format!("... {} more (see `rulebook list`)", keys.len() - 30));
+        }
+    }
     Err(Error::Unknown {
         what: format!("key of {}", names.join("|")),
         name: t.into(),
-        nearest: nearest(t, &candidates, 5),
+        nearest: near,
     })
 }
 
