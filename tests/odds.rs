@@ -141,3 +141,46 @@ fn distributions_snapshot() {
         insta::assert_snapshot!("starleader", out);
     });
 }
+
+#[test]
+fn t5_btsd_matches_the_books_n_column() {
+    // T5 BTSD table, N column (ways out of 36): -5: 2, -4: 4, -3: 6, -2: 8, -1: 10, 0: 6.
+    let d = dist("t5.btsd", &[]);
+    for (result, n) in [
+        ("very_heavy", 2u32),
+        ("heavy", 4),
+        ("common", 6),
+        ("light", 8),
+        ("slight", 10),
+        ("scratch", 6),
+    ] {
+        let want = Prob::new(u128::from(n), 36).unwrap().to_string();
+        assert_eq!(p(&d, "result", result), want, "{result}");
+    }
+}
+
+#[test]
+fn t5_penetration_and_fighting_action() {
+    // Bullet-2 against Armor-6: 2D must exceed 6: 21/36 = 7/12; then Armor is 5.
+    let d = dist("t5.penetrate", &[("effect", "bullet"), ("rating", "2"), ("armor", "6")]);
+    assert_eq!(p(&d, "penetrated", "true"), "7/12");
+    assert_eq!(p(&d, "armor_after", "5"), "7/12");
+    assert_eq!(p(&d, "applied", "6"), "1/36");
+    // Stench-2 against Sealed-8: 10/36 = 5/18; the protection is unchanged.
+    let d = dist("t5.penetrate", &[("effect", "O"), ("rating", "2"), ("sealed", "8")]);
+    assert_eq!(p(&d, "penetrated", "true"), "5/18");
+    assert_eq!(p(&d, "sealed_after", "8"), "1/1");
+    // FN 8 + 2, TSM 5 - 3 = 2: 12 or less on 2D, but any attack fails on 12: 35/36.
+    let d = dist(
+        "t5.attack",
+        &[
+            ("characteristic", "8"),
+            ("skill", "2"),
+            ("target_size", "5"),
+            ("range", "3"),
+            ("status", "normal"),
+            ("target_speed", "still"),
+        ],
+    );
+    assert_eq!(p(&d, "hit", "true"), "35/36");
+}

@@ -100,8 +100,16 @@ fn did_you_mean(nearest: &[String]) -> String {
     if nearest.is_empty() {
         return String::new();
     }
-    let list: Vec<String> = nearest.iter().map(|n| format!("`{n}`")).collect();
-    format!("; did you mean {}", list.join(", "))
+    let list: Vec<String> = nearest
+        .iter()
+        .map(|n| if n.starts_with("...") { n.clone() } else { format!("`{n}`") })
+        .collect();
+    // More than a handful of names is the list of valid choices, not a guess.
+    if nearest.len() > 5 {
+        format!("; valid values: {}", list.join(", "))
+    } else {
+        format!("; did you mean {}", list.join(", "))
+    }
 }
 
 fn violations_text(v: &[Violation]) -> String {
