@@ -105,7 +105,7 @@ struct Checker<'a> {
 fn rust_ident_ok(name: &str) -> bool {
     !matches!(
         name,
-        "self" | "Self" | "super" | "crate" | "_" | "dice" | "trace" | "inp" | "out" | "rt" | "policy" | "violations"
+        "self" | "Self" | "super" | "crate" | "_" | "dice" | "trace" | "inp" | "out" | "rt" | "violations"
     )
 }
 
@@ -171,7 +171,10 @@ impl<'a> Checker<'a> {
     }
 
     fn defined(&mut self, name: &ast::Ident, seen: &mut BTreeMap<String, Span>, what: &str) -> bool {
-        if matches!(what, "resolver" | "enum" | "record" | "table" | "type" | "option" | "constant") && !rust_ident_ok(&name.name) {
+        // `policy` names the generated code's policy parameter, so no resolver may take it.
+        if matches!(what, "resolver" | "enum" | "record" | "table" | "type" | "option" | "constant")
+            && (!rust_ident_ok(&name.name) || (what == "resolver" && name.name == "policy"))
+        {
             self.err(
                 "E0102",
                 name.span,

@@ -485,7 +485,7 @@ impl<'a> Gen<'a> {
             let ce = camel(&self.sys.enums[*col_enum].name);
             let _ = writeln!(
                 out,
-                "fn lookup_{name}<T: rt::Trace>(trace: &mut T, r: {re}, c: {ce}) -> Result<{cty}, rt::Error> {{\n let v = {stat}.get(rt::EnumType::index(r)).and_then(|row| row.get(rt::EnumType::index(c))).copied().ok_or_else(|| rt::Error::Internal {{ message: {msg} }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: format!(\"{{}}, {{}}\", rt::EnumType::name(r), rt::EnumType::name(c)), row: {vs}.to_string(), cite: {cite}.to_string() }}); }}\n Ok(v)\n}}",
+                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, r: {re}, c: {ce}) -> Result<{cty}, rt::Error> {{\n let v = {stat}.get(rt::EnumType::index(r)).and_then(|row| row.get(rt::EnumType::index(c))).copied().ok_or_else(|| rt::Error::Internal {{ message: {msg} }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: format!(\"{{}}, {{}}\", rt::EnumType::name(r), rt::EnumType::name(c)), row: {vs}.to_string(), cite: {cite}.to_string() }}); }}\n Ok(v)\n}}",
                 name = t.name,
                 msg = lit(&format!("matrix {} is missing a cell", t.name)) + ".to_string()",
                 tname = lit(&t.name),
@@ -559,7 +559,7 @@ impl<'a> Gen<'a> {
             };
             let _ = writeln!(
                 out,
-                "fn lookup_{name}<T: rt::Trace>(trace: &mut T, i: i64) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = match i {{ {arms} _ => return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {name}\", i) }}) }};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: i.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
+                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, i: i64) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = match i {{ {arms} _ => return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {name}\", i) }}) }};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: i.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
                 name = t.name,
                 arms = arms.join(" "),
                 n = t.rows.len(),
@@ -599,7 +599,7 @@ impl<'a> Gen<'a> {
             .collect();
         let names: Vec<&str> = tables.iter().map(|&t| self.sys.tables[t].name.as_str()).collect();
         format!(
-            "/// Column `{col}` of a row of {}.\nfn key_col_{id}(k: rt::Key) -> Result<{ret}, rt::Error> {{ match k.table {{ {} _ => None }}.ok_or_else(|| rt::Error::Internal {{ message: format!(\"{{}} is not a row of {}\", k.name) }}) }}",
+            "/// Column `{col}` of a row of {}.\n#[inline(always)]\nfn key_col_{id}(k: rt::Key) -> Result<{ret}, rt::Error> {{ match k.table {{ {} _ => None }}.ok_or_else(|| rt::Error::Internal {{ message: format!(\"{{}} is not a row of {}\", k.name) }}) }}",
             names.join(" | "),
             arms.join(" "),
             names.join(" | ")
@@ -693,7 +693,7 @@ impl<'a> Gen<'a> {
         // Every failed `require` is collected, so the user sees all broken limits at once.
         let has_requires = contains_require(&r.body);
         if has_requires {
-            body.push_str("let mut violations: Vec<rt::Violation> = Vec::new();\n");
+            body.push_str("let mut violations: Option<Vec<rt::Violation>> = None;\n");
         }
         body.push_str("'body: {\n");
         for st in &r.body {
@@ -701,7 +701,7 @@ impl<'a> Gen<'a> {
         }
         body.push_str("}\n");
         if has_requires {
-            body.push_str("if !violations.is_empty() { return Err(rt::Error::Rejected { violations }); }\n");
+            body.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
         }
         let _ = writeln!(
             body,
@@ -746,7 +746,7 @@ impl<'a> Gen<'a> {
         out.push_str(&s.to_string());
         let _ = writeln!(
             out,
-            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}",
+            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn odds_{n}(inputs_: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; let d = rt::enumerate(|dice_| {rn}(dice_, &mut rt::NoTrace, &typed_))?; let mut outcomes: Vec<(rt::Value, rt::Prob)> = d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(); outcomes.sort_by(|a, b| a.0.cmp(&b.0)); Ok(rt::Distribution {{ outcomes }}) }}",
             n = r.name,
             rn = raw_ident(&r.name)
         );
@@ -1000,7 +1000,7 @@ impl<'a> Gen<'a> {
                 };
                 let _ = writeln!(
                     o,
-                    "if !({}) {{ violations.push(rt::Violation {{ cite: {}.to_string(), message: {msg} }}); }}",
+                    "if !({}) {{ violations.get_or_insert_with(Vec::new).push(rt::Violation {{ cite: {}.to_string(), message: {msg} }}); }}",
                     self.expr(cond),
                     lit(cite)
                 );
@@ -1109,7 +1109,7 @@ impl<'a> Gen<'a> {
         if *ty == Ty::Dec {
             format!("{var} = {var}.checked_add({m})?;")
         } else {
-            format!("{var} = {var}.checked_add({m}).ok_or(rt::Error::Overflow)?;")
+            format!("{var} = {var}.checked_add({m}).ok_or_else(|| rt::Error::Overflow)?;")
         }
     }
 
@@ -1265,7 +1265,7 @@ impl<'a> Gen<'a> {
                         if is_dec {
                             format!("{{ let a = {}; if a < rt::Dec::ZERO {{ a.checked_neg()? }} else {{ a }} }}", a[0])
                         } else {
-                            format!("({}).checked_abs().ok_or(rt::Error::Overflow)?", a[0])
+                            format!("({}).checked_abs().ok_or_else(|| rt::Error::Overflow)?", a[0])
                         }
                     }
                     Func::Sqrt => format!("rt::isqrt({})?", a[0]),
@@ -1317,7 +1317,7 @@ impl<'a> Gen<'a> {
                         if dec {
                             format!("{{ let mut acc = rt::Dec::ZERO; for {var} in ({l}){it} {{ acc = acc.checked_add({b})?; }} acc }}")
                         } else {
-                            format!("{{ let mut acc: i64 = 0; for {var} in ({l}){it} {{ acc = acc.checked_add({b}).ok_or(rt::Error::Overflow)?; }} acc }}")
+                            format!("{{ let mut acc: i64 = 0; for {var} in ({l}){it} {{ acc = acc.checked_add({b}).ok_or_else(|| rt::Error::Overflow)?; }} acc }}")
                         }
                     }
                     Agg::Count => {
@@ -1343,7 +1343,7 @@ impl<'a> Gen<'a> {
                 } else if self.plain_int(x) && self.plain_int(e) {
                     format!("(-({}))", self.expr(x))
                 } else {
-                    format!("({}).checked_neg().ok_or(rt::Error::Overflow)?", self.expr(x))
+                    format!("({}).checked_neg().ok_or_else(|| rt::Error::Overflow)?", self.expr(x))
                 }
             }
             ExprKind::Not(x) => format!("(!({}))", self.expr(x)),
@@ -1426,7 +1426,14 @@ impl<'a> Gen<'a> {
                 code
             }
             ExprKind::Some(x) => format!("Some({})", self.owned(&self.expr(x), &x.ty)),
-            ExprKind::List(items) => format!("vec![{}]", items.iter().map(|x| self.expr(x)).collect::<Vec<_>>().join(", ")),
+            ExprKind::List(items) => format!(
+                "vec![{}]",
+                items
+                    .iter()
+                    .map(|x| self.owned(&self.expr(x), &x.ty))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 
@@ -1482,9 +1489,9 @@ impl<'a> Gen<'a> {
                 if plain && op != BinOp::Rem {
                     format!("({x} {sym} {y})")
                 } else if op == BinOp::Rem {
-                    format!("({x}).checked_rem_euclid({y}).ok_or(rt::Error::DivisionByZero)?")
+                    format!("({x}).checked_rem_euclid({y}).ok_or_else(|| rt::Error::DivisionByZero)?")
                 } else {
-                    format!("({x}).{m}({y}).ok_or(rt::Error::Overflow)?")
+                    format!("({x}).{m}({y}).ok_or_else(|| rt::Error::Overflow)?")
                 }
             }
         }
@@ -1559,12 +1566,13 @@ impl<'a> Gen<'a> {
                 })
                 .collect();
             resolvers.push(format!(
-                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], run_traced: run_{}_traced, run_quiet: run_{}_quiet }}",
+                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}) }}",
                 lit(&r.title),
                 lit(&r.cite),
                 lit(&format!("{}:{}", r.source, r.line)),
                 ins.join(", "),
                 outs.join(", "),
+                r.name,
                 r.name,
                 r.name,
                 n = lit(&r.name)

@@ -465,5 +465,8 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
 
 /// Exact outcome distribution of a registered resolver (untraced).
 pub fn odds_dyn(r: &ResolverInfo, inputs: &Inputs) -> Result<Distribution<Value>, Error> {
+    if let Some(typed) = r.odds {
+        return typed(inputs);
+    }
     enumerate(|dice| (r.run_quiet)(dice, &mut NoTrace, inputs))
 }

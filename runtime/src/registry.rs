@@ -119,7 +119,13 @@ pub struct ResolverInfo {
     pub outputs: &'static [FieldInfo],
     pub run_traced: RunFn<Recorder>,
     pub run_quiet: RunFn<NoTrace>,
+    /// Exact odds through the typed resolver: inputs are read once, not once per dice branch.
+    /// `None` falls back to enumerating `run_quiet`.
+    pub odds: Option<OddsFn>,
 }
+
+/// Exact odds of a resolver from dynamic inputs.
+pub type OddsFn = fn(&Inputs) -> Result<crate::odds::Distribution<Value>, Error>;
 
 impl fmt::Debug for ResolverInfo {
     // Function pointers print as addresses, which would make debug output nondeterministic.

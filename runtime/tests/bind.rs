@@ -130,6 +130,7 @@ static RESOLVERS: [ResolverInfo; 1] = [ResolverInfo {
     outputs: &OUTPUTS,
     run_traced: attack::<Recorder>,
     run_quiet: attack::<NoTrace>,
+    odds: None,
 }];
 static SYSTEM: SystemInfo = SystemInfo {
     name: "test",

@@ -232,6 +232,7 @@ static RESOLVERS: [rt::ResolverInfo; 2] = [
         outputs: &ATTACK_OUTPUTS,
         run_traced: attack::<rt::Recorder>,
         run_quiet: attack::<rt::NoTrace>,
+        odds: None,
     },
     rt::ResolverInfo {
         name: "burst",
@@ -242,6 +243,7 @@ static RESOLVERS: [rt::ResolverInfo; 2] = [
         outputs: &BURST_OUTPUTS,
         run_traced: burst::<rt::Recorder>,
         run_quiet: burst::<rt::NoTrace>,
+        odds: None,
     },
 ];
 
