@@ -1,0 +1,280 @@
+//! Mercenary's acceptance interface: the unit attack's exact odds, whole battles (`roll`/`sim`),
+//! refused battle files, and a policy replaced by an application.
+
+use rulebook::mercenary::{self, Policy};
+use rulebook::runtime::{self, NoTrace, Seeded};
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn rulebook(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn frac(s: &str) -> (u128, u128) {
+    let (n, d) = s.split_once('/').unwrap();
+    (n.parse().unwrap(), d.parse().unwrap())
+}
+
+#[test]
+fn unit_attack_acceptance() {
+    let args = [
+        "odds",
+        "mercenary.unit_attack",
+        "--set",
+        "attacker=infantry",
+        "--set",
+        "defender=infantry",
+        "--set",
+        "skill=1",
+        "--set",
+        "range=0",
+        "--set",
+        "attacker_size=3",
+        "--set",
+        "attacker_tl=10",
+        "--set",
+        "defender_tl=10",
+        "--set",
+        "morale=10",
+        "--json",
+    ];
+    let out = rulebook(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut success = (0u128, 1u128);
+    for o in v["outcomes"].as_array().unwrap() {
+        let oc = &o["outcome"];
+        for field in ["acted", "success", "effect", "casualties"] {
+            assert!(oc.get(field).is_some(), "missing {field}");
+        }
+        if oc["success"] == false {
+            assert_eq!(oc["casualties"], 0);
+        }
+        if oc["success"] == true {
+            let (n, d) = frac(o["probability"].as_str().unwrap());
+            success = (success.0 * d + n * success.1, success.1 * d);
+        }
+    }
+    // Morale 10 passes automatically; 2D + 1 + range DM +0 >= 8 (Infantry vs Infantry): 7/12.
+    let g = gcd(success.0, success.1);
+    assert_eq!((success.0 / g, success.1 / g), (7, 12));
+}
+
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+#[test]
+fn cannot_attack_is_a_typed_result_and_casualties_are_capped() {
+    let v: Value = serde_json::from_slice(
+        &rulebook(&[
+            "roll",
+            "mercenary.unit_attack",
+            "--set",
+            "attacker=infantry",
+            "--set",
+            "defender=ortillery",
+            "--set",
+            "skill=1",
+            "--set",
+            "range=0",
+            "--set",
+            "attacker_size=3",
+            "--set",
+            "attacker_tl=10",
+            "--set",
+            "defender_tl=10",
+            "--set",
+            "morale=10",
+            "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(v["outcome"]["result"], "cannot_attack");
+    assert_eq!(v["outcome"]["acted"], false);
+    // Artillery (Unit Damage +15 against Infantry) never takes more members than the target has.
+    let out = rulebook(&[
+        "odds",
+        "mercenary.unit_attack",
+        "--set",
+        "attacker=artillery",
+        "--set",
+        "defender=infantry",
+        "--set",
+        "skill=3",
+        "--set",
+        "range=3",
+        "--set",
+        "attacker_size=4",
+        "--set",
+        "attacker_tl=12",
+        "--set",
+        "defender_tl=10",
+        "--set",
+        "morale=10",
+        "--set",
+        "defender_strength=5",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for o in v["outcomes"].as_array().unwrap() {
+        assert!(o["outcome"]["casualties"].as_i64().unwrap() <= 5);
+    }
+}
+
+#[test]
+fn sim_reports_outcomes_summing_to_one_whatever_the_threads() {
+    let run = |t: &str| {
+        rulebook(&[
+            "sim",
+            "mercenary.battle",
+            "--input",
+            "examples/mercenary-infantry-clash.yaml",
+            "--runs",
+            "300",
+            "--seed",
+            "9",
+            "--threads",
+            t,
+            "--json",
+        ])
+    };
+    let one = run("1");
+    let two = run("2");
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    assert_eq!(one.stdout, two.stdout);
+    let v: Value = serde_json::from_slice(&one.stdout).unwrap();
+    let outcomes = v["outcomes"].as_object().unwrap();
+    let total: f64 = outcomes.values().map(|o| o["probability"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{total}");
+    for o in outcomes.values() {
+        let ci = o["ci95"].as_array().unwrap();
+        assert!(ci[0].as_f64().unwrap() <= o["probability"].as_f64().unwrap() + 1e-12);
+    }
+    assert!(v["means"]["rounds"]["mean"].as_f64().unwrap() >= 1.0);
+    assert!(v["means"].as_object().unwrap().keys().any(|k| k.starts_with("losses_a.infantry")));
+}
+
+#[test]
+fn a_seeded_battle_is_reproducible_and_explained() {
+    let a = rulebook(&[
+        "roll",
+        "mercenary.battle",
+        "--input",
+        "examples/mercenary-combined-arms.yaml",
+        "--seed",
+        "4",
+    ]);
+    let b = rulebook(&[
+        "roll",
+        "mercenary.battle",
+        "--input",
+        "examples/mercenary-combined-arms.yaml",
+        "--seed",
+        "4",
+    ]);
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let text = String::from_utf8_lossy(&a.stdout);
+    assert!(text.contains("Unit Skill throw") && text.contains("Leadership throw") && text.contains("[Battle System: Morale Phase]"));
+}
+
+fn bad_file(name: &str, units: &str) -> (i32, String, String) {
+    let dir = std::env::temp_dir().join(format!("rulebook-battle-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("battle.yaml");
+    std::fs::write(&file, format!("units:\n{units}")).unwrap();
+    let out = rulebook(&["sim", "mercenary.battle", "--input", file.to_str().unwrap(), "--runs", "100"]);
+    std::fs::remove_dir_all(&dir).ok();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+const COMMANDS: &str = "  - {name: A HQ, side: a, unit_type: command, strength: 10, rating: 3, tl: 10, zone: a_reserves}\n  - {name: B HQ, side: b, unit_type: command, strength: 10, rating: 3, tl: 10, zone: b_reserves}\n";
+
+#[test]
+fn invalid_battle_files_are_refused_before_anything_is_simulated() {
+    let (code, out, err) = bad_file(
+        "type",
+        &format!("{COMMANDS}  - {{name: Tanks, side: a, unit_type: tank, strength: 4, rating: 3, tl: 10, zone: a_front_line}}\n"),
+    );
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("battle.yaml") && err.contains("\"Tanks\"") && err.contains("vehicle"),
+        "{err}"
+    );
+
+    let (code, out, err) = bad_file(
+        "negative",
+        &format!("{COMMANDS}  - {{name: Ghosts, side: a, unit_type: infantry, strength: -5, rating: 3, tl: 10, zone: a_front_line}}\n"),
+    );
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("battle.yaml") && err.contains("Ghosts") && err.contains("Member Strength"),
+        "{err}"
+    );
+
+    let (code, out, err) = bad_file("command", "  - {name: Rifles, side: a, unit_type: infantry, strength: 40, rating: 3, tl: 10, zone: a_front_line}\n  - {name: B HQ, side: b, unit_type: command, strength: 10, rating: 3, tl: 10, zone: b_reserves}\n");
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("army A has no Command unit") && err.contains("[Battle System: Command Unit]"),
+        "{err}"
+    );
+
+    let (code, out, err) = bad_file(
+        "zone",
+        &format!("{COMMANDS}  - {{name: Wing, side: a, unit_type: cas, strength: 4, rating: 3, tl: 10, zone: a_front_line}}\n"),
+    );
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("Wing") && err.contains("Support zone") && err.contains("[Battle System: Deployment Zone]"),
+        "{err}"
+    );
+}
+
+/// An application that never lets army A withdraw but makes army B concede at once.
+struct Stubborn;
+
+impl Policy for Stubborn {
+    fn withdraw<D: runtime::Dice + ?Sized, T: runtime::Trace>(
+        &mut self,
+        _dice: &mut D,
+        _trace: &mut T,
+        inp: &mercenary::WithdrawInputs,
+    ) -> Result<mercenary::WithdrawOutcome, runtime::Error> {
+        Ok(mercenary::WithdrawOutcome {
+            withdraw: inp.side == mercenary::Side::B,
+        })
+    }
+}
+
+#[test]
+fn an_application_can_replace_a_policy() {
+    let (_, r) = runtime::find_resolver(rulebook::SYSTEMS, "mercenary.battle").unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mercenary-infantry-clash.yaml")).unwrap();
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let bound = runtime::bind_inputs(r, &[], Some(&yaml)).unwrap();
+    let inputs = mercenary::BattleInputs::from_values(&bound).unwrap();
+    let out = mercenary::battle_with(&mut Seeded::new(1), &mut NoTrace, &mut Stubborn, &inputs).unwrap();
+    assert_eq!(out.result, mercenary::BattleResult::SideBWithdraws);
+    assert_eq!(out.rounds, 1);
+    // The default policy fights it out instead.
+    let default = mercenary::battle(&mut Seeded::new(1), &mut NoTrace, &inputs).unwrap();
+    assert_ne!(default.result, mercenary::BattleResult::SideBWithdraws);
+}
