@@ -10,8 +10,6 @@ fn main() {
     let c = rulebook_compiler::driver::compile_sources(vec![src]);
     print!("{}", c.render());
     if let Some(p) = &c.program {
-        match rulebook_compiler::codegen::generate_unformatted(p) {
-            code => println!("{code}"),
-        }
+        println!("{}", rulebook_compiler::codegen::generate_unformatted(p));
     }
 }

@@ -288,32 +288,3 @@ fn monte_carlo_agrees_with_enumeration() {
         assert!(100 * diff <= d * u128::from(N), "outcome {o}: {c} of {N} vs {p}");
     }
 }
-
-/// Speed check for the brief's target (tens of microseconds for ~4d6 + 2d6 + 1d6). Timing is
-/// meaningless in debug builds, so run with:
-/// `cargo test -p rulebook-runtime --release --test odds -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn enumeration_speed() {
-    let resolver = |d: &mut dyn Dice| -> Result<(bool, i64), Error> {
-        let to_hit = d.roll(&DiceSpec::new(4, 6))?;
-        if to_hit > 14 {
-            return Ok((false, 0));
-        }
-        let dmg = d.roll(&TWO_D6)?;
-        let extra = if dmg >= 10 { d.roll(&D6)? } else { 0 };
-        Ok((true, (dmg + extra) / 2))
-    };
-    let all_three = |d: &mut dyn Dice| -> Result<i64, Error> { Ok(d.roll(&DiceSpec::new(4, 6))? + d.roll(&TWO_D6)? + d.roll(&D6)?) };
-    for (name, runs) in [("branching 4d6/2d6/1d6", 2000u32), ("all three always", 2000)] {
-        let start = std::time::Instant::now();
-        for _ in 0..runs {
-            if name.starts_with("branching") {
-                std::hint::black_box(enumerate(|e| resolver(e)).unwrap());
-            } else {
-                std::hint::black_box(enumerate(|e| all_three(e)).unwrap());
-            }
-        }
-        println!("{name}: {:?} per enumeration", start.elapsed() / runs);
-    }
-}
