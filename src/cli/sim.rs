@@ -90,7 +90,11 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         return Ok(());
     }
     writeln!(out, "{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed)?;
-    for field in tally.categories.keys() {
+    // Text shows the outcome and top-level fields; per-item detail (`final."Alpha".status`) is in --json.
+    let shown = |f: &str| !f.contains('"');
+    let mut order: Vec<&String> = tally.categories.keys().filter(|f| shown(f)).collect();
+    order.sort_by_key(|f| (Some(f.as_str()) != main.as_deref(), f.to_string()));
+    for field in order {
         writeln!(out, "\n{field}:")?;
         let rows = proportions(&tally, field);
         let w = rows.iter().map(|(l, _, _)| l.chars().count()).max().unwrap_or(0);
@@ -105,9 +109,15 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
             )?;
         }
     }
-    let means: Vec<(String, rt::Estimate)> = tally.numbers.keys().filter_map(|f| tally.mean(f).map(|e| (f.clone(), e))).collect();
+    let means: Vec<(String, rt::Estimate)> = tally
+        .numbers
+        .keys()
+        .filter(|f| shown(f))
+        .filter_map(|f| tally.mean(f).map(|e| (f.clone(), e)))
+        .filter(|(_, e)| e.value != 0.0 || e.high != 0.0)
+        .collect();
     if !means.is_empty() {
-        writeln!(out, "\nmeans:")?;
+        writeln!(out, "\nmeans (zero means left out):")?;
         let w = means.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
         for (field, e) in means {
             writeln!(
