@@ -32,7 +32,7 @@ pub enum Error {
     RerollLimit,
     #[error("dice expression {notation} is too large to handle exactly")]
     DiceTooLarge { notation: String },
-    #[error("too many dice outcomes to enumerate exactly (more than {limit} branches)")]
+    #[error("too many dice outcomes to enumerate exactly (more than {limit} branches); for a long procedure such as a battle, estimate with `rulebook sim`")]
     TooManyBranches { limit: u64 },
     #[error("arithmetic overflow")]
     Overflow,

@@ -447,6 +447,18 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
         if e.depth < e.path.len() {
             return Err(Error::internal("resolver made fewer rolls when replayed; it must be deterministic"));
         }
+        // The first path shows how wide the tree is: the product of its branch counts. A whole
+        // battle makes hundreds of rolls, far too many paths to visit; say so now rather than run
+        // for hours (`sim` estimates such procedures).
+        if leaves == 1 {
+            let width = e
+                .path
+                .iter()
+                .try_fold(1u128, |acc, step| acc.checked_mul(u128::from(step.count.max(1))));
+            if width.is_none_or(|w| w > u128::from(limit)) {
+                return Err(Error::TooManyBranches { limit });
+            }
+        }
         let w = e.leaf_weight()?;
         match acc.get_mut(&outcome) {
             Some(slot) => slot.add(&w),
