@@ -281,11 +281,9 @@ fn an_application_can_replace_a_policy() {
 
 #[test]
 fn exact_odds_of_a_whole_battle_refuse_at_once_and_point_to_sim() {
-    let started = std::time::Instant::now();
     let out = rulebook(&["odds", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
+    // Refused from the first path's width (without the guard this would run for hours).
     assert!(err.contains("rulebook sim"), "{err}");
-    // Refused from the first path's width, not after visiting millions of them.
-    assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
