@@ -232,7 +232,7 @@ fn invalid_battle_files_are_refused_before_anything_is_simulated() {
     assert_eq!(code, 1);
     assert!(out.is_empty());
     assert!(
-        err.contains("army A has no Command unit") && err.contains("[Battle System: Command Unit]"),
+        err.contains("army A has no Command unit") && err.contains("[Battle System: Creating A Military Force]"),
         "{err}"
     );
 
