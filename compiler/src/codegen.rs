@@ -228,35 +228,10 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A registry type as a `static` (one per input or output), returning its name.
     fn registry_ty(&self, t: &Ty, bounds: Option<(i64, i64)>, statics: &mut Vec<String>) -> String {
-        let body = match t {
-            Ty::Int => {
-                let (lo, hi) = bounds.unwrap_or((i64::MIN, i64::MAX));
-                format!("rt::Ty::Int {{ min: {lo}, max: {hi} }}")
-            }
-            Ty::Dec => "rt::Ty::Dec".into(),
-            Ty::Bool => "rt::Ty::Bool".into(),
-            Ty::Text => "rt::Ty::Text".into(),
-            Ty::Enum(e) => format!("rt::Ty::Enum(&ENUM_{})", upper(&self.sys.enums[*e].name)),
-            Ty::Key(ts) => format!(
-                "rt::Ty::Key(&[{}])",
-                ts.iter().map(|t| format!("&TABLES[{t}]")).collect::<Vec<_>>().join(", ")
-            ),
-            Ty::Opt(i) => {
-                let inner = self.registry_ty(i, bounds, statics);
-                format!("rt::Ty::Opt(&{inner})")
-            }
-            Ty::List(i) => {
-                let inner = self.registry_ty(i, bounds, statics);
-                format!("rt::Ty::List(&{inner})")
-            }
-            Ty::Outcome(r) => format!("rt::Ty::Record({})", lit(&self.sys.resolvers[*r].name)),
-            Ty::Row(t) => format!("rt::Ty::Record({})", lit(&self.sys.tables[*t].name)),
-            Ty::Rec(r) => format!("rt::Ty::Struct(&RECORD_{})", upper(&self.sys.records[*r].name)),
-            _ => "rt::Ty::Text".into(),
-        };
         let name = format!("TY_{}", statics.len());
-        statics.push(format!("static {name}: rt::Ty = {body};"));
+        statics.push(format!("static {name}: rt::Ty = {};", self.inline_registry_ty(t, bounds)));
         name
     }
 
@@ -376,9 +351,6 @@ impl<'a> Gen<'a> {
             .fields
             .iter()
             .map(|(f, t, b)| {
-                let mut statics = Vec::new();
-                let ty = self.registry_ty(t, *b, &mut statics);
-                let _ = ty;
                 format!(
                     "rt::FieldInfo {{ name: {}, ty: &{}, doc: \"\" }}",
                     lit(f),
@@ -432,6 +404,8 @@ impl<'a> Gen<'a> {
             Ty::Opt(i) => format!("rt::Ty::Opt(&{})", self.inline_registry_ty(i, bounds)),
             Ty::List(i) => format!("rt::Ty::List(&{})", self.inline_registry_ty(i, bounds)),
             Ty::Rec(r) => format!("rt::Ty::Struct(&RECORD_{})", upper(&self.sys.records[*r].name)),
+            Ty::Outcome(r) => format!("rt::Ty::Record({})", lit(&self.sys.resolvers[*r].name)),
+            Ty::Row(t) => format!("rt::Ty::Record({})", lit(&self.sys.tables[*t].name)),
             _ => "rt::Ty::Text".into(),
         }
     }
