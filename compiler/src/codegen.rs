@@ -214,7 +214,7 @@ impl<'a> Gen<'a> {
             Ty::Dec => format!("rt::Value::Dec({code})"),
             Ty::Bool => format!("rt::Value::Bool({code})"),
             Ty::Text => format!("rt::Value::Text(({code}).to_string())"),
-            Ty::Enum(_) => format!("rt::Value::Enum(rt::EnumType::name({code}))"),
+            Ty::Enum(_) => format!("rt::Value::Enum(rt::EnumType::index({code}) as u16, rt::EnumType::name({code}))"),
             Ty::Key(_) => format!("rt::Value::Key({code})"),
             Ty::Opt(i) if is_copy(i) => format!("match {code} {{ Some(x) => {}, None => rt::Value::None }}", self.to_value("x", i)),
             Ty::Opt(i) if is_copy(i) => format!("match {code} {{ Some(x) => {}, None => rt::Value::None }}", self.to_value("x", i)),

@@ -103,13 +103,14 @@ pub fn parse_input(input: &str, ty: &Ty, text: &str) -> Result<Value, Error> {
             .ok_or_else(|| bad("decimal (e.g. 7.5, -0.5, 1/3)".into())),
         Ty::Text => Ok(Value::Text(text.to_string())),
         Ty::Enum(e) => {
-            if let Some(v) = e.variants.iter().find(|v| **v == t) {
-                return Ok(Value::Enum(v));
+            let variant = |i: usize, v: &'static str| Value::Enum(u16::try_from(i).unwrap_or(u16::MAX), v);
+            if let Some((i, v)) = e.variants.iter().enumerate().find(|(_, v)| **v == t) {
+                return Ok(variant(i, v));
             }
             let folded = normalize(t);
-            let mut hits = e.variants.iter().filter(|v| normalize(v) == folded);
-            if let (Some(v), None) = (hits.next(), hits.next()) {
-                return Ok(Value::Enum(v));
+            let mut hits = e.variants.iter().enumerate().filter(|(_, v)| normalize(v) == folded);
+            if let (Some((i, v)), None) = (hits.next(), hits.next()) {
+                return Ok(variant(i, v));
             }
             Err(Error::Unknown {
                 what: if input == "value" {

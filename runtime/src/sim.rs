@@ -115,7 +115,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
         Value::List(items) => {
             for item in items {
                 if let Value::Record(fields) = item {
-                    if let Some((_, label @ (Value::Enum(_) | Value::Text(_)))) = fields.first() {
+                    if let Some((_, label @ (Value::Enum(..) | Value::Text(_)))) = fields.first() {
                         let p = join(prefix, &label.to_string());
                         for (k, x) in &fields[1..] {
                             flatten(&join(&p, k), x, out);

@@ -17,7 +17,8 @@ pub struct Key {
 }
 
 /// Any input or outcome value. Ordering is structural (variant, then contents: integers and
-/// decimals numerically, enum variants and keys by name, records field by field), which gives the
+/// decimals numerically, enum variants in their declared order, keys by table and row, records
+/// field by field), which gives the
 /// odds table a stable order that does not depend on how outcomes were found.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
@@ -25,7 +26,8 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Dec(Dec),
-    Enum(&'static str),
+    /// An enum variant: its place in the enum's declaration (which orders it) and its name.
+    Enum(u16, &'static str),
     Text(String),
     Key(Key),
     List(Vec<Value>),
@@ -46,7 +48,7 @@ impl Value {
             Value::Bool(b) => J::Bool(*b),
             Value::Int(i) => J::from(*i),
             Value::Dec(d) => d.to_json(),
-            Value::Enum(e) => J::String((*e).to_string()),
+            Value::Enum(_, e) => J::String((*e).to_string()),
             Value::Text(t) => J::String(t.clone()),
             Value::Key(k) => J::String(k.name.to_string()),
             Value::List(l) => J::Array(l.iter().map(Value::to_json).collect()),
@@ -69,7 +71,7 @@ impl Value {
             Value::Bool(_) => "bool",
             Value::Int(_) => "int",
             Value::Dec(_) => "decimal",
-            Value::Enum(_) => "enum",
+            Value::Enum(..) => "enum",
             Value::Text(_) => "text",
             Value::Key(_) => "key",
             Value::List(_) => "list",
@@ -99,7 +101,7 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Dec(d) => write!(f, "{d}"),
-            Value::Enum(e) => f.write_str(e),
+            Value::Enum(_, e) => f.write_str(e),
             Value::Text(t) => write_text(f, t),
             Value::Key(k) => write_text(f, k.name),
             Value::List(l) => {
@@ -134,7 +136,7 @@ impl Serialize for Value {
             Value::Bool(b) => s.serialize_bool(*b),
             Value::Int(i) => s.serialize_i64(*i),
             Value::Dec(d) => d.serialize(s),
-            Value::Enum(e) => s.serialize_str(e),
+            Value::Enum(_, e) => s.serialize_str(e),
             Value::Text(t) => s.serialize_str(t),
             Value::Key(k) => s.serialize_str(k.name),
             Value::List(l) => {
@@ -220,7 +222,7 @@ pub fn value_as_text<'a>(v: &'a Value, name: &str) -> Result<&'a str, Error> {
 
 pub fn value_as_enum<E: EnumType>(v: &Value, name: &str) -> Result<E, Error> {
     let found = match v {
-        Value::Enum(s) => E::VARIANTS.iter().position(|x| x == s).and_then(E::from_index),
+        Value::Enum(_, s) => E::VARIANTS.iter().position(|x| x == s).and_then(E::from_index),
         _ => None,
     };
     found.ok_or_else(|| bad(name, v, E::TYPE_NAME))
@@ -281,7 +283,7 @@ mod tests {
     #[test]
     fn display_and_json() {
         let v = Value::Record(vec![
-            ("result", Value::Enum("hit")),
+            ("result", Value::Enum(0, "hit")),
             ("ap", Value::Dec(Dec::raw(15, 2))),
             ("third", Value::Dec(Dec::raw(1, 3))),
             (
@@ -311,9 +313,9 @@ mod tests {
     #[test]
     fn accessors() {
         let mut m = Inputs::new();
-        m.insert("range".into(), Value::Enum("long"));
+        m.insert("range".into(), Value::Enum(1, "long"));
         m.insert("n".into(), Value::Int(4));
-        m.insert("bad".into(), Value::Enum("medium"));
+        m.insert("bad".into(), Value::Enum(0, "medium"));
         assert_eq!(get_enum::<Range>(&m, "range"), Ok(Range::Long));
         assert_eq!(Range::Long.name(), "long");
         assert_eq!(get_int(&m, "n"), Ok(4));

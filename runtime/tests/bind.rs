@@ -189,8 +189,8 @@ fn unknown_key_suggests_nearest() {
 
 #[test]
 fn enums_bools_decimals() {
-    assert_eq!(parse_value(&T_ACTION, "snap_fire"), Ok(Value::Enum("snap_fire")));
-    assert_eq!(parse_value(&T_ACTION, "Snap-Fire"), Ok(Value::Enum("snap_fire")));
+    assert_eq!(parse_value(&T_ACTION, "snap_fire"), Ok(Value::Enum(2, "snap_fire")));
+    assert_eq!(parse_value(&T_ACTION, "Snap-Fire"), Ok(Value::Enum(2, "snap_fire")));
     assert_eq!(
         parse_value(&T_ACTION, "snapfire"),
         Err(Error::Unknown {

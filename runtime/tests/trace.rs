@@ -70,12 +70,12 @@ fn sample() -> Recorder {
         Event::Exit { resolver: s("damage") },
         Event::Set {
             field: s("result"),
-            value: Value::Record(vec![("result", Value::Enum("hit")), ("damage", Value::Int(3))]),
+            value: Value::Record(vec![("result", Value::Enum(0, "hit")), ("damage", Value::Int(3))]),
             cite: String::new(),
         },
         Event::Set {
             field: s("lost"),
-            value: Value::List(vec![Value::Enum("a"), Value::Text(s("b c"))]),
+            value: Value::List(vec![Value::Enum(0, "a"), Value::Text(s("b c"))]),
             cite: String::new(),
         },
         Event::Exit { resolver: s("fire") },

@@ -106,7 +106,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
     let target = rt::get_int(inputs, "target")?;
     let mut modifier = rt::get_int(inputs, "modifier")?;
     let weapon = rt::get_key(inputs, "weapon")?;
-    let reckless = inputs.get("stance") == Some(&Value::Enum("reckless"));
+    let reckless = inputs.get("stance") == Some(&Value::Enum(1, "reckless"));
     if reckless && modifier > 0 {
         return Err(Error::Rejected {
             violations: vec![rt::Violation {
@@ -185,7 +185,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
     } else {
         0
     };
-    let result = Value::Enum(if hit { "hit" } else { "miss" });
+    let result = if hit { Value::Enum(0, "hit") } else { Value::Enum(1, "miss") };
     if T::ENABLED {
         t.event(Event::Set {
             field: "result".into(),
