@@ -1,0 +1,128 @@
+//! The architecture invariants of ARCHITECTURE.md, enforced: a failure here names the rule broken.
+
+use std::path::Path;
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn rust_files(dir: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|x| x == "rs") {
+            let name = format!("{dir}/{}", p.file_name().unwrap().to_string_lossy());
+            out.push((name.clone(), std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    out
+}
+
+#[test]
+fn runtime_never_depends_on_the_compiler() {
+    let manifest = read("runtime/Cargo.toml");
+    assert!(
+        !manifest.contains("rulebook-compiler"),
+        "runtime/Cargo.toml must not depend on rulebook-compiler"
+    );
+    for (name, text) in rust_files("runtime/src") {
+        assert!(!text.contains("rulebook_compiler"), "{name} uses the compiler");
+    }
+}
+
+#[test]
+fn the_compiler_does_io_only_in_its_driver() {
+    for (name, text) in rust_files("compiler/src") {
+        if name.ends_with("driver.rs") {
+            continue;
+        }
+        for io in ["std::fs", "std::io::Write", "File::", "println!", "eprintln!"] {
+            assert!(
+                !text.contains(io),
+                "{name} uses `{io}`: only compiler/src/driver.rs may touch the file system or print"
+            );
+        }
+    }
+}
+
+#[test]
+fn randomness_is_always_seeded_and_order_never_comes_from_a_hash() {
+    for dir in ["runtime/src", "compiler/src", "src/cli"] {
+        for (name, text) in rust_files(dir) {
+            for banned in ["thread_rng", "rand::random", "from_entropy", "StdRng", "OsRng"] {
+                assert!(!text.contains(banned), "{name} uses unseeded or unstable randomness (`{banned}`)");
+            }
+            assert!(
+                !text.contains("HashMap") && !text.contains("HashSet"),
+                "{name}: use BTreeMap/BTreeSet so output order is deterministic"
+            );
+        }
+    }
+}
+
+/// The code of a Rust file without its comments and string literals (help texts and doc examples
+/// may name weapons; code may not).
+fn code_only(text: &str) -> String {
+    // Unit tests (after `#[cfg(test)]`) may use book examples as test data.
+    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut in_str = false;
+        let mut prev = ' ';
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if !in_str && c == '/' && chars.peek() == Some(&'/') {
+                break;
+            }
+            if c == '"' && prev != '\\' {
+                in_str = !in_str;
+            } else if !in_str {
+                out.push(c);
+            }
+            prev = c;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn no_game_knowledge_outside_rules_src() {
+    // A few names that only the rulebooks use: if they appear in Rust, game data leaked out of rules-src.
+    for dir in ["runtime/src", "compiler/src", "src/cli"] {
+        for (name, text) in rust_files(dir) {
+            if name.ends_with("fixture.rs") || name.ends_with("tests.rs") || name.ends_with("tour.rs") {
+                continue;
+            }
+            let code = code_only(&text);
+            for word in [
+                "Ghazi",
+                "Alloid",
+                "Syter",
+                "Powzen",
+                "Vacpak",
+                "Bullet",
+                "BTSD",
+                "Ortillery",
+                "Leadership",
+            ] {
+                assert!(
+                    !code.contains(word),
+                    "{name} mentions `{word}`: game knowledge belongs in rules-src/"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_source_file_says_what_it_is_for() {
+    for dir in ["runtime/src", "compiler/src", "src", "src/cli", "tests", "benches"] {
+        for (name, text) in rust_files(dir) {
+            assert!(
+                text.trim_start().starts_with("//!"),
+                "{name} must start with a `//!` line saying what it is for"
+            );
+        }
+    }
+}
