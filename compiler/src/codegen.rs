@@ -164,7 +164,7 @@ impl<'a> Gen<'a> {
             Ty::Int => "0".into(),
             Ty::Dec => "rt::Dec::ZERO".into(),
             Ty::Bool => "false".into(),
-            Ty::Text => "rt::Text::Borrowed(\"\")".into(),
+            Ty::Text => "rt::Text::Static(\"\")".into(),
             Ty::Enum(e) => format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[0].0)),
             Ty::Key(_) => "rt::Key { table: 0, row: 0, name: \"\" }".into(),
             Ty::Opt(_) => "None".into(),
@@ -184,7 +184,7 @@ impl<'a> Gen<'a> {
             (Const::Dec(n, d), _) => format!("rt::Dec::raw({n}, {d})"),
             (Const::Bool(b), _) => b.to_string(),
             (Const::Text(s), _) if in_static => lit(s),
-            (Const::Text(s), _) => format!("rt::Text::Borrowed({})", lit(s)),
+            (Const::Text(s), _) => format!("rt::Text::Static({})", lit(s)),
             (Const::Enum(e, v), _) => format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[*v].0)),
             (Const::Key { table, row, name }, _) => format!("rt::Key {{ table: {table}, row: {row}, name: {} }}", lit(name)),
             (Const::List(items), Ty::List(i)) => {
@@ -736,7 +736,7 @@ impl<'a> Gen<'a> {
             Ty::Bool => format!("rt::get_bool(m, {n})?"),
             Ty::Enum(_) => format!("rt::get_enum(m, {n})?"),
             Ty::Key(_) => format!("rt::get_key(m, {n})?"),
-            Ty::Text => format!("rt::Text::Owned(rt::get_text(m, {n})?.to_string())"),
+            Ty::Text => format!("rt::Text::from(rt::get_text(m, {n})?)"),
             Ty::Opt(i) => format!(
                 "match m.get({n}) {{ None | Some(rt::Value::None) => None, Some(v) => Some({}) }}",
                 self.read_from("v", name, i)
@@ -763,7 +763,7 @@ impl<'a> Gen<'a> {
             Ty::Bool => format!("rt::value_as_bool({v}, {n})?"),
             Ty::Enum(_) => format!("rt::value_as_enum({v}, {n})?"),
             Ty::Key(_) => format!("rt::value_as_key({v}, {n})?"),
-            Ty::Text => format!("rt::Text::Owned(rt::value_as_text({v}, {n})?.to_string())"),
+            Ty::Text => format!("rt::Text::from(rt::value_as_text({v}, {n})?)"),
             _ => "Default::default()".into(),
         }
     }
@@ -1167,9 +1167,9 @@ impl<'a> Gen<'a> {
             }
             ExprKind::KeyName { key, optional } => {
                 if *optional {
-                    format!("({}).map(|k| rt::Text::Borrowed(k.name))", self.expr(key))
+                    format!("({}).map(|k| rt::Text::Static(k.name))", self.expr(key))
                 } else {
-                    format!("rt::Text::Borrowed(({}).name)", self.expr(key))
+                    format!("rt::Text::Static(({}).name)", self.expr(key))
                 }
             }
             ExprKind::Field(b, f) => {
@@ -1684,9 +1684,9 @@ fn contains_require(stmts: &[Stmt]) -> bool {
 /// A value read from a static table row, as the expression type (static text becomes `rt::Text`).
 fn from_static(code: &str, t: &Ty) -> String {
     match t {
-        Ty::Text => format!("rt::Text::Borrowed({code})"),
-        Ty::Opt(i) if **i == Ty::Text => format!("({code}).map(rt::Text::Borrowed)"),
-        Ty::List(i) if **i == Ty::Text => format!("({code}).iter().map(|s| rt::Text::Borrowed(*s)).collect::<Vec<_>>()"),
+        Ty::Text => format!("rt::Text::Static({code})"),
+        Ty::Opt(i) if **i == Ty::Text => format!("({code}).map(rt::Text::Static)"),
+        Ty::List(i) if **i == Ty::Text => format!("({code}).iter().map(|s| rt::Text::Static(*s)).collect::<Vec<_>>()"),
         _ => code.to_string(),
     }
 }

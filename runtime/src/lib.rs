@@ -5,9 +5,6 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
-/// The DSL's `text`: borrowed from the rules' static tables, or owned when it comes from input.
-pub type Text = std::borrow::Cow<'static, str>;
-
 pub mod bind;
 pub mod dice;
 pub mod error;
@@ -15,6 +12,7 @@ pub mod num;
 pub mod odds;
 pub mod registry;
 pub mod sim;
+pub mod text;
 pub mod trace;
 pub mod value;
 
@@ -27,6 +25,7 @@ pub use registry::{
     find_resolver, find_system, EnumInfo, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, SystemInfo, TableInfo, Ty,
 };
 pub use sim::{run_seed, simulate, Estimate, Tally};
+pub use text::Text;
 pub use trace::{Event, NoTrace, Recorder, Trace};
 pub use value::{
     get_bool, get_dec, get_enum, get_int, get_key, get_list, get_text, value_as_bool, value_as_dec, value_as_enum, value_as_int,
