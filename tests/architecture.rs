@@ -126,3 +126,34 @@ fn every_source_file_says_what_it_is_for() {
         }
     }
 }
+
+#[test]
+fn generated_code_cannot_panic_or_use_unsafe() {
+    // The resolver code build.rs generated from rules-src/ for this very build.
+    let generated = std::fs::read_to_string(Path::new(env!("OUT_DIR")).join("rules.rs")).expect("generated rules.rs");
+    assert!(generated.contains("pub mod starleader"), "not the generated rules file");
+    for word in [
+        ".unwrap()",
+        ".expect(",
+        "panic!",
+        "unreachable!",
+        "todo!",
+        "unimplemented!",
+        "unsafe ",
+    ] {
+        assert!(
+            !generated.contains(word),
+            "generated code contains `{word}`: it must return typed errors instead"
+        );
+    }
+}
+
+#[test]
+fn every_crate_forbids_unsafe_code() {
+    for root in ["src/lib.rs", "src/main.rs", "compiler/src/lib.rs", "runtime/src/lib.rs"] {
+        assert!(
+            read(root).contains("#![forbid(unsafe_code)]"),
+            "{root} must carry #![forbid(unsafe_code)]"
+        );
+    }
+}
