@@ -329,3 +329,29 @@ fn sim_is_thread_independent_and_agrees_with_exact_odds() {
     let exact = 145.0 / 432.0;
     assert!(ci[0].as_f64().unwrap() <= exact && exact <= ci[1].as_f64().unwrap(), "{ci:?}");
 }
+
+#[test]
+fn sim_lists_enum_outcomes_in_rule_order() {
+    let out = rulebook(&["sim", "t5.btsd", "--runs", "500", "--seed", "2", "--threads", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let block: Vec<&str> = text
+        .split("result:\n")
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    // The order of `enum btsd_result` in rules-src/t5, not the alphabet.
+    assert_eq!(
+        block,
+        ["very_heavy", "heavy", "common", "light", "slight", "scratch", "not"],
+        "{text}"
+    );
+    // Declared results no run produced are named, with the bound 500 runs put on them.
+    assert!(
+        text.contains("not seen: complete, total, disastrous, near_total, surface, none (each below 0.762% at 95%)"),
+        "{text}"
+    );
+}

@@ -160,6 +160,26 @@ fn sim_reports_outcomes_summing_to_one_whatever_the_threads() {
         let ci = o["ci95"].as_array().unwrap();
         assert!(ci[0].as_f64().unwrap() <= o["probability"].as_f64().unwrap() + 1e-12);
     }
+    // Every declared end of a battle is listed, in the order the rules declare them, seen or not.
+    let keys: Vec<&str> = outcomes.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "side_a_wins",
+            "side_b_wins",
+            "side_a_withdraws",
+            "side_b_withdraws",
+            "both_withdraw",
+            "draw"
+        ]
+    );
+    let draw = &outcomes["draw"];
+    if draw["probability"].as_f64() == Some(0.0) {
+        assert!(
+            draw["ci95"][1].as_f64().unwrap() > 0.0,
+            "an unseen outcome still has an upper bound"
+        );
+    }
     assert!(v["means"]["rounds"]["mean"].as_f64().unwrap() >= 1.0);
     assert!(v["means"].as_object().unwrap().keys().any(|k| k.starts_with("losses_a.infantry")));
 }

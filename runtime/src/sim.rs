@@ -5,7 +5,7 @@
 
 use crate::dice::Seeded;
 use crate::error::Error;
-use crate::registry::ResolverInfo;
+use crate::registry::{FieldInfo, ResolverInfo, Ty};
 use crate::trace::NoTrace;
 use crate::value::{Inputs, Value};
 use num_bigint::BigInt;
@@ -30,8 +30,8 @@ fn splitmix(mut z: u64) -> u64 {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tally {
     pub runs: u64,
-    /// Categorical fields (enums, yes/no, text): value → count.
-    pub categories: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Categorical fields (enums, yes/no, text): value → count, enum values in declaration order.
+    pub categories: BTreeMap<String, BTreeMap<Value, u64>>,
     /// Numeric fields: exact sum and sum of squares.
     pub numbers: BTreeMap<String, (BigRational, BigRational)>,
 }
@@ -46,7 +46,29 @@ impl Tally {
                 Value::Int(i) => self.number(path, BigRational::from_integer(BigInt::from(i))),
                 Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
                 Value::None => {}
-                other => *self.categories.entry(path).or_default().entry(other.to_string()).or_insert(0) += 1,
+                other => *self.categories.entry(path).or_default().entry(other).or_insert(0) += 1,
+            }
+        }
+    }
+
+    /// Lists every declared value of each top-level enum or yes/no output, so that a value no run
+    /// produced is reported as 0% (with its interval) rather than left out.
+    pub fn declare_outcomes(&mut self, outputs: &[FieldInfo]) {
+        for f in outputs {
+            let ty = match f.ty {
+                Ty::Opt(inner) => inner,
+                ty => ty,
+            };
+            let values: Vec<Value> = match ty {
+                Ty::Enum(e) => (0..e.variants.len())
+                    .filter_map(|i| Some(Value::Enum(u16::try_from(i).ok()?, e.variants[i])))
+                    .collect(),
+                Ty::Bool => vec![Value::Bool(false), Value::Bool(true)],
+                _ => continue,
+            };
+            let counts = self.categories.entry(f.name.to_string()).or_default();
+            for v in values {
+                counts.entry(v).or_insert(0);
             }
         }
     }
@@ -77,7 +99,11 @@ impl Tally {
 
     /// Share of runs with `value` in categorical field `path`, with a 95% Wilson score interval.
     pub fn proportion(&self, path: &str, value: &str) -> Estimate {
-        let k = self.categories.get(path).and_then(|m| m.get(value)).copied().unwrap_or(0);
+        let k = self
+            .categories
+            .get(path)
+            .and_then(|m| m.iter().find(|(v, _)| v.to_string() == value))
+            .map_or(0, |(_, &k)| k);
         wilson(k, self.runs)
     }
 
@@ -202,6 +228,7 @@ pub fn simulate(
             .collect()
     });
     let mut total = Tally::default();
+    total.declare_outcomes(r.outputs);
     for part in results {
         total.merge(part?);
     }

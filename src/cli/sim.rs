@@ -96,7 +96,8 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     order.sort_by_key(|f| (Some(f.as_str()) != main.as_deref(), f.to_string()));
     for field in order {
         writeln!(out, "\n{field}:")?;
-        let rows = proportions(&tally, field);
+        // Declared values no run produced go on one line, with the bound the runs put on them.
+        let (rows, unseen): (Vec<_>, Vec<_>) = proportions(&tally, field).into_iter().partition(|r| r.2.value > 0.0);
         let w = rows.iter().map(|(l, _, _)| l.chars().count()).max().unwrap_or(0);
         for (label, p, e) in rows {
             writeln!(
@@ -107,6 +108,10 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
                 e.low * 100.0,
                 e.high * 100.0
             )?;
+        }
+        if let Some((_, _, e)) = unseen.first() {
+            let names: Vec<&str> = unseen.iter().map(|(l, _, _)| l.as_str()).collect();
+            writeln!(out, "  not seen: {} (each below {:.3}% at 95%)", names.join(", "), e.high * 100.0)?;
         }
     }
     let means: Vec<(String, rt::Estimate)> = tally
@@ -149,7 +154,7 @@ fn proportions(t: &rt::Tally, field: &str) -> Vec<(String, f64, rt::Estimate)> {
     let n = u128::from(t.runs.max(1));
     let mut parts: Vec<(String, u128, u128)> = counts
         .iter()
-        .map(|(l, &k)| (l.clone(), u128::from(k) * SCALE / n, u128::from(k) * SCALE % n))
+        .map(|(l, &k)| (l.to_string(), u128::from(k) * SCALE / n, u128::from(k) * SCALE % n))
         .collect();
     let assigned: u128 = parts.iter().map(|p| p.1).sum();
     let total = counts.values().map(|&k| u128::from(k)).sum::<u128>() * SCALE / n;
