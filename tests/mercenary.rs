@@ -280,6 +280,7 @@ impl Policy for Stubborn {
     ) -> Result<mercenary::WithdrawOutcome, runtime::Error> {
         Ok(mercenary::WithdrawOutcome {
             withdraw: inp.side == mercenary::Side::B,
+            units: Vec::new(),
         })
     }
 }
@@ -306,4 +307,60 @@ fn exact_odds_of_a_whole_battle_refuse_at_once_and_point_to_sim() {
     let err = String::from_utf8_lossy(&out.stderr);
     // Refused from the first path's width (without the guard this would run for hours).
     assert!(err.contains("rulebook sim"), "{err}");
+}
+
+/// An application whose army B pulls its 2nd Platoon out piecemeal at the first Withdrawal Phase.
+struct PullOut;
+
+impl Policy for PullOut {
+    fn withdraw<D: runtime::Dice + ?Sized, T: runtime::Trace>(
+        &mut self,
+        _dice: &mut D,
+        _trace: &mut T,
+        inp: &mercenary::WithdrawInputs,
+    ) -> Result<mercenary::WithdrawOutcome, runtime::Error> {
+        let units = if inp.side == mercenary::Side::B {
+            vec!["B 2nd Platoon".into()]
+        } else {
+            Vec::new()
+        };
+        Ok(mercenary::WithdrawOutcome { withdraw: false, units })
+    }
+}
+
+#[test]
+fn a_piecemeal_withdrawal_takes_only_the_named_units_under_the_last_volley() {
+    let (_, r) = runtime::find_resolver(rulebook::SYSTEMS, "mercenary.battle").unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mercenary-infantry-clash.yaml")).unwrap();
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let bound = runtime::bind_inputs(r, &[], Some(&yaml)).unwrap();
+    let inputs = mercenary::BattleInputs::from_values(&bound).unwrap();
+    let mut trace = runtime::Recorder::new();
+    let out = mercenary::battle_with(&mut Seeded::new(1), &mut trace, &mut PullOut, &inputs).unwrap();
+    // The army stays: the battle goes on past the first round.
+    assert!(out.rounds > 1, "{out:?}");
+    assert_ne!(out.result, mercenary::BattleResult::SideBWithdraws);
+    let status = |name: &str| out.r#final.iter().find(|u| &*u.name == name).map(|u| u.status);
+    assert!(
+        matches!(
+            status("B 2nd Platoon"),
+            Some(mercenary::UnitStatus::Withdrawn | mercenary::UnitStatus::Destroyed)
+        ),
+        "{out:?}"
+    );
+    assert!(out
+        .r#final
+        .iter()
+        .all(|u| u.side == mercenary::Side::B || u.status != mercenary::UnitStatus::Withdrawn));
+    // Round 1's Withdrawal Phase, between its Morale Phase and round 2: army A's last volley
+    // fires at the leaving unit only.
+    let text = trace.render();
+    let round1 = text.split("let round = 2").next().unwrap_or("");
+    let volley = round1.rsplit("morale_step").next().unwrap_or("");
+    let targets: Vec<&str> = volley.lines().filter(|l| l.trim().starts_with("set target = ")).collect();
+    // A 1st and A 2nd Platoon fire at it; A HQ then finds it capped at two attackers (MER-A22) and,
+    // with no other leaving unit to fire at, holds its fire rather than hitting a unit that stays.
+    assert_eq!(targets.len(), 3, "{targets:?}");
+    assert!(targets[..2].iter().all(|t| t.contains("= \"B 2nd Platoon\"")), "{targets:?}");
+    assert!(targets[2].contains("= none"), "{targets:?}");
 }
