@@ -364,3 +364,30 @@ fn a_piecemeal_withdrawal_takes_only_the_named_units_under_the_last_volley() {
     assert!(targets[..2].iter().all(|t| t.contains("= \"B 2nd Platoon\"")), "{targets:?}");
     assert!(targets[2].contains("= none"), "{targets:?}");
 }
+
+#[test]
+fn a_battle_trace_cuts_whole_army_states_unless_full() {
+    let args = [
+        "roll",
+        "mercenary.battle",
+        "--input",
+        "examples/mercenary-infantry-clash.yaml",
+        "--seed",
+        "7",
+    ];
+    let short = rulebook(&args);
+    assert!(short.status.success(), "{}", String::from_utf8_lossy(&short.stderr));
+    let text = String::from_utf8_lossy(&short.stdout);
+    let trace = text.split("\ntrace:").nth(1).unwrap_or("").split("\noutcome:").next().unwrap_or("");
+    // The army's state (six fighters) is cut to its start and its size; dice are never cut.
+    assert!(trace.contains("… (6 items)"), "{trace}");
+    assert!(trace.contains("roll Unit Skill throw 2d6: ["), "{trace}");
+    let longest = trace.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(longest < 300, "a trace line of {longest} characters");
+    let full = rulebook(&[&args[..], &["--full"]].concat());
+    let full_text = String::from_utf8_lossy(&full.stdout);
+    assert!(!full_text.contains("… (6 items)"));
+    assert!(full_text.contains("blocks_used: 0, promoted: false}]"));
+    // Same battle, same dice: only the printing differs.
+    assert_eq!(text.lines().count(), full_text.lines().count());
+}

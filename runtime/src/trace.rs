@@ -119,6 +119,31 @@ impl Recorder {
     /// ```
     /// Deterministic: depends only on the events.
     pub fn render(&self) -> String {
+        self.render_with(None)
+    }
+
+    /// As [`Recorder::render`], but a `let` or `set` value longer than `max_chars` characters (a
+    /// whole army's state, say) is cut to its start and its size: `[{u: {name: "A", …} … (6 items)]`.
+    /// Dice, modifiers, rows and comparisons are never cut.
+    pub fn render_elided(&self, max_chars: usize) -> String {
+        self.render_with(Some(max_chars))
+    }
+
+    fn render_with(&self, max_chars: Option<usize>) -> String {
+        let shown = |v: &Value| -> String {
+            let text = v.to_string();
+            match max_chars {
+                Some(max) if text.chars().count() > max => {
+                    let head: String = text.chars().take(max).collect();
+                    match v {
+                        Value::List(items) => format!("{head} … ({} items)", items.len()),
+                        Value::Record(fields) => format!("{head} … ({} fields)", fields.len()),
+                        _ => format!("{head} … ({} characters)", text.chars().count()),
+                    }
+                }
+                _ => text,
+            }
+        };
         let mut out = String::new();
         let mut depth = 0usize;
         for e in &self.events {
@@ -156,7 +181,7 @@ impl Recorder {
                     };
                     (format!("roll {label} {dice}{shown} = {value}"), cite)
                 }
-                Event::Let { name, value, cite } => (format!("let {name} = {value}"), cite),
+                Event::Let { name, value, cite } => (format!("let {name} = {}", shown(value)), cite),
                 Event::Modifier { name, value, cite } => (format!("modifier {name:?} {}", signed(value)), cite),
                 Event::Row { table, key, row, cite } => (format!("row {table}[{key}] → {row}"), cite),
                 Event::Compare {
@@ -168,7 +193,7 @@ impl Recorder {
                     result,
                     cite,
                 } => (format!("compare {left} {left_value} {op} {right} {right_value} → {result}"), cite),
-                Event::Set { field, value, cite } => (format!("set {field} = {value}"), cite),
+                Event::Set { field, value, cite } => (format!("set {field} = {}", shown(value)), cite),
                 Event::Note { text, cite } => (format!("note: {text}"), cite),
             };
             let line = format!("{indent}{text}");

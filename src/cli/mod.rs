@@ -128,6 +128,10 @@ pub struct RollArgs {
     /// Print JSON ({"resolver","inputs","outcome","trace"}) instead of text
     #[arg(long)]
     pub json: bool,
+    /// Print every traced value in full; by default a value longer than 160 characters (a whole
+    /// army's state, say) is cut to its start and its size. `--json` is always in full
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Args, Debug)]

@@ -7,6 +7,9 @@ use rulebook_runtime as rt;
 use serde_json::json;
 use std::io::Write;
 
+/// Longest traced value `roll` prints before cutting it (unless `--full`).
+const TRACE_VALUE_CHARS: usize = 160;
+
 pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     let bound = inputs::bind(r, &args.inputs)?;
@@ -61,7 +64,12 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
     if rec.events.is_empty() {
         writeln!(out, "  (no events)")?;
     }
-    for line in rec.render().lines() {
+    let trace = if args.full {
+        rec.render()
+    } else {
+        rec.render_elided(TRACE_VALUE_CHARS)
+    };
+    for line in trace.lines() {
         writeln!(out, "  {line}")?;
     }
     writeln!(out, "\noutcome:")?;
