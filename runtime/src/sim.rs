@@ -34,6 +34,8 @@ pub struct Tally {
     pub categories: BTreeMap<String, BTreeMap<Value, u64>>,
     /// Numeric fields: exact sum and sum of squares.
     pub numbers: BTreeMap<String, (BigRational, BigRational)>,
+    /// Numeric fields: the smallest and largest value any run gave.
+    pub bounds: BTreeMap<String, (BigRational, BigRational)>,
 }
 
 impl Tally {
@@ -74,12 +76,29 @@ impl Tally {
     }
 
     fn number(&mut self, path: String, x: BigRational) {
+        self.bound(&path, &x, &x);
         let e = self
             .numbers
             .entry(path)
             .or_insert_with(|| (BigRational::zero(), BigRational::zero()));
         e.1 += &x * &x;
         e.0 += x;
+    }
+
+    fn bound(&mut self, path: &str, lo: &BigRational, hi: &BigRational) {
+        match self.bounds.get_mut(path) {
+            Some((min, max)) => {
+                if lo < min {
+                    *min = lo.clone();
+                }
+                if hi > max {
+                    *max = hi.clone();
+                }
+            }
+            None => {
+                self.bounds.insert(path.to_string(), (lo.clone(), hi.clone()));
+            }
+        }
     }
 
     fn merge(&mut self, o: Tally) {
@@ -89,6 +108,9 @@ impl Tally {
             for (v, c) in m {
                 *mine.entry(v).or_insert(0) += c;
             }
+        }
+        for (k, (lo, hi)) in &o.bounds {
+            self.bound(k, lo, hi);
         }
         for (k, (s, q)) in o.numbers {
             let e = self.numbers.entry(k).or_insert_with(|| (BigRational::zero(), BigRational::zero()));
@@ -107,7 +129,8 @@ impl Tally {
         wilson(k, self.runs)
     }
 
-    /// Mean of numeric field `path` over all runs, with a 95% normal interval.
+    /// Mean of numeric field `path` over all runs, with a 95% normal interval kept within the
+    /// smallest and largest value seen (a mean of losses is never below 0).
     pub fn mean(&self, path: &str) -> Option<Estimate> {
         let (s, q) = self.numbers.get(path)?;
         let n = self.runs.max(1) as f64;
@@ -120,10 +143,14 @@ impl Tally {
             0.0
         };
         let half = 1.96 * (var / n).sqrt();
+        let (min, max) = match self.bounds.get(path) {
+            Some((lo, hi)) => (lo.to_f64().unwrap_or(f64::MIN), hi.to_f64().unwrap_or(f64::MAX)),
+            None => (f64::MIN, f64::MAX),
+        };
         Some(Estimate {
             value: mean,
-            low: mean - half,
-            high: mean + half,
+            low: (mean - half).max(min),
+            high: (mean + half).min(max),
         })
     }
 }
@@ -233,4 +260,36 @@ pub fn simulate(
         total.merge(part?);
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally_of(values: &[i64], threads: usize) -> Tally {
+        let mut parts = vec![Tally::default(); threads];
+        for (i, &v) in values.iter().enumerate() {
+            parts[i % threads].add(&Value::Record(vec![("lost", Value::Int(v))]));
+        }
+        let mut total = Tally::default();
+        for p in parts {
+            total.merge(p);
+        }
+        total
+    }
+
+    #[test]
+    fn a_rare_loss_has_an_interval_that_stays_within_what_was_seen() {
+        // One loss of 1 in 2000 runs: the normal interval alone would reach below 0.
+        let mut values = vec![0; 1999];
+        values.push(1);
+        let e = tally_of(&values, 1).mean("lost").unwrap_or_else(|| panic!("no mean"));
+        assert!((e.value - 0.0005).abs() < 1e-12);
+        assert_eq!(e.low, 0.0);
+        assert!(e.high > e.value && e.high < 0.002);
+        // Merging per-thread tallies gives the same bounds and the same figures.
+        let split = tally_of(&values, 3);
+        assert_eq!(split.bounds, tally_of(&values, 1).bounds);
+        assert_eq!(split.mean("lost"), Some(e));
+    }
 }
