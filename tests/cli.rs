@@ -355,3 +355,35 @@ fn sim_lists_enum_outcomes_in_rule_order() {
         "{text}"
     );
 }
+
+#[test]
+fn odds_say_once_what_every_outcome_shares() {
+    let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let table: Vec<&str> = text
+        .split("outcomes (12):\n")
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(table[0].starts_with("  in every outcome: stun=false heavy_hit=none"), "{text}");
+    assert!(table[0].contains("weapon_state=ready"), "{text}");
+    // The rows show only what varies: the result and the damage.
+    assert_eq!(table.len(), 13, "{text}");
+    assert!(
+        table[1].starts_with("  result=hit damage=9 ") && table[1].contains("145/15552"),
+        "{text}"
+    );
+    assert!(
+        table[12].starts_with("  result=miss damage=0 ") && table[12].contains("287/432"),
+        "{text}"
+    );
+    assert!(table[1..].iter().all(|l| !l.contains("stun=")), "{text}");
+    // A field that never varies gets no section of its own.
+    assert!(
+        text.contains("\nresult:\n") && text.contains("\ndamage:\n") && !text.contains("\nstun:\n"),
+        "{text}"
+    );
+}

@@ -1,5 +1,6 @@
-//! `rulebook odds`: the exact outcome distribution of a resolver — every outcome with its
-//! fraction, percentage and a bar, then each output field's marginal distribution (or JSON).
+//! `rulebook odds`: the exact outcome distribution of a resolver: the fields every outcome shares,
+//! said once, then every outcome with its fraction, percentage and a bar, then the distribution of
+//! each field that varies (or all of it as JSON).
 
 use super::list::pretty;
 use super::{compact, inputs, pad, CliError, OddsArgs};
@@ -33,19 +34,44 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     writeln!(out, "{path}{title}: exact odds")?;
     writeln!(out, "\ninputs:")?;
     write!(out, "{}", inputs::lines(r, &bound))?;
-    let rows: Vec<(String, &rt::Prob)> = dist.outcomes.iter().map(|(o, p)| (compact(o), p)).collect();
-    writeln!(out, "\noutcomes ({}):", rows.len())?;
-    write_table(&rows, out)?;
-    // Marginals only add information when outcomes are records of several fields.
+    // Fields of a record outcome that take one value in every outcome are said once, above the
+    // table; the table and the per-field sections show only the fields that vary.
     let fields: Vec<&'static str> = match dist.outcomes.first() {
-        Some((rt::Value::Record(f), _)) if f.len() > 1 => f.iter().map(|(k, _)| *k).collect(),
+        Some((rt::Value::Record(f), _)) => f.iter().map(|(k, _)| *k).collect(),
         _ => Vec::new(),
     };
-    for field in fields {
-        let m = dist.marginal(|o| o.field(field).cloned().unwrap_or(rt::Value::None));
-        let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
-        writeln!(out, "\n{field}:")?;
-        write_table(&rows, out)?;
+    let marginals: Vec<(&'static str, rt::Distribution<rt::Value>)> = fields
+        .iter()
+        .map(|&f| (f, dist.marginal(|o| o.field(f).cloned().unwrap_or(rt::Value::None))))
+        .collect();
+    let (fixed, varying): (Vec<_>, Vec<_>) = marginals.iter().partition(|(_, m)| m.outcomes.len() == 1);
+    let label = |o: &rt::Value| -> String {
+        if varying.is_empty() {
+            return compact(o);
+        }
+        varying
+            .iter()
+            .map(|(f, _)| format!("{f}={}", o.field(f).cloned().unwrap_or(rt::Value::None)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let rows: Vec<(String, &rt::Prob)> = dist.outcomes.iter().map(|(o, p)| (label(o), p)).collect();
+    writeln!(out, "\noutcomes ({}):", rows.len())?;
+    if !varying.is_empty() && !fixed.is_empty() {
+        let same: Vec<String> = fixed
+            .iter()
+            .filter_map(|(f, m)| m.outcomes.first().map(|(v, _)| format!("{f}={v}")))
+            .collect();
+        writeln!(out, "  in every outcome: {}", same.join(" "))?;
+    }
+    write_table(&rows, out)?;
+    // Marginals only add information when several fields vary.
+    if varying.len() > 1 {
+        for (field, m) in &varying {
+            let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
+            writeln!(out, "\n{field}:")?;
+            write_table(&rows, out)?;
+        }
     }
     Ok(())
 }
