@@ -6,45 +6,27 @@ use rulebook_runtime as rt;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Each step: a heading and the command line it runs.
-const STEPS: &[(&str, &[&str])] = &[
-    ("Check every rules file under rules-src/", &["check"]),
-    (
-        "Starleader 12.1: the Rescuer as the book gives him (IQ 11, PR 12, EM 9, Alloid-A, Vapcak, Sealall, Syter)",
-        &["roll", "starleader.scenario_character", "--set", "name=Rescuer"],
-    ),
-    (
-        "Starleader 6.3-6.64: the Zdanthan fires his Ghazi 10/7 at the Rescuer, with the book's optional special results \
-and heavy hits; the dice are scripted: To Hit 3,3,2,2 (an automatic hit), Damage 4,5, Heavy Hit 5",
-        &[
-            "roll",
-            "starleader.fire",
-            "--set",
-            "weapon=Ghazi 10/7",
-            "--set",
-            "armor_rating=8",
-            "--set",
-            "target_gadgets=Vapcak,Sealall,Syter",
-            "--set",
-            "special_results=true",
-            "--set",
-            "heavy_hits=true",
-            "--dice",
-            "3,3,2,2,4,5,5",
-        ],
-    ),
-    (
-        "The exact odds of the Zdanthan's To Hit roll (4d6 against 12, special results on), as fractions; `rulebook odds starleader.fire ...` gives the whole shot",
-        &["odds", "starleader.to_hit", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true"],
-    ),
-    ("The exact odds of a Panic Check (5.64) for a character with EM 9", &["odds", "starleader.panic_check", "--set", "emotions=9", "--set", "panic_checks=true"]),
-];
+/// The tour's steps are data, in `examples/tour.yaml`: the Rust here knows no game.
+const STEPS_YAML: &str = include_str!("../../examples/tour.yaml");
+
+#[derive(serde::Deserialize)]
+struct Step {
+    title: String,
+    args: Vec<String>,
+}
+
+fn steps() -> Result<Vec<Step>, CliError> {
+    serde_yaml::from_str(STEPS_YAML).map_err(|e| CliError {
+        message: format!("examples/tour.yaml: {e}"),
+        code: 1,
+    })
+}
 
 pub fn run(systems: &[&'static rt::SystemInfo], out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
-    for (i, (title, args)) in STEPS.iter().enumerate() {
+    for (i, Step { title, args }) in steps()?.iter().enumerate() {
         writeln!(out, "\n━━ {}. {title}\n$ rulebook {}\n", i + 1, shell_words(args))?;
         out.flush()?;
-        let argv = std::iter::once("rulebook").chain(args.iter().copied());
+        let argv = std::iter::once("rulebook").chain(args.iter().map(String::as_str));
         let code = super::run(systems, argv, out, err);
         if code != ExitCode::SUCCESS {
             return Err(CliError {
@@ -60,13 +42,13 @@ pub fn run(systems: &[&'static rt::SystemInfo], out: &mut dyn Write, err: &mut d
     Ok(())
 }
 
-fn shell_words(args: &[&str]) -> String {
+fn shell_words(args: &[String]) -> String {
     args.iter()
         .map(|a| {
             if a.contains(' ') || a.contains(',') {
                 format!("\"{a}\"")
             } else {
-                a.to_string()
+                a.clone()
             }
         })
         .collect::<Vec<_>>()
