@@ -1,15 +1,11 @@
 //! The acceptance interface of the `rulebook` binary, run as a user runs it.
 
-use serde_json::Value;
-use std::process::{Command, Output};
+mod common;
 
-fn rulebook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
+use common::{prob, rulebook};
+use rulebook::runtime::Prob;
+use serde_json::Value;
+use std::process::Output;
 
 fn json(args: &[&str]) -> Value {
     let out = rulebook(args);
@@ -121,8 +117,7 @@ fn fire_odds_are_an_exact_joint_distribution() {
         "--json",
     ]);
     let outcomes = v["outcomes"].as_array().unwrap();
-    let (mut num_sum, mut den) = (0u128, 1u128);
-    let mut p_hit = (0u128, 1u128);
+    let (mut total, mut p_hit) = (Prob::zero(), Prob::zero());
     for o in outcomes {
         let out = &o["outcome"];
         let result = out["result"].as_str().unwrap();
@@ -134,35 +129,16 @@ fn fire_odds_are_an_exact_joint_distribution() {
         if out["heavy_hit"] != "none" {
             assert!(result == "hit" && damage >= 5);
         }
-        let (n, d) = o["probability"]
-            .as_str()
-            .unwrap()
-            .split_once('/')
-            .map(|(a, b)| (a.parse::<u128>().unwrap(), b.parse::<u128>().unwrap()))
-            .unwrap();
-        // sum of fractions, exactly
-        num_sum = num_sum * d + n * den;
-        den *= d;
-        let g = gcd(num_sum, den);
-        (num_sum, den) = (num_sum / g, den / g);
+        let p = prob(o["probability"].as_str().unwrap());
+        total = total.add(&p);
         if result == "hit" {
-            p_hit = (p_hit.0 * d + n * p_hit.1, p_hit.1 * d);
-            let g = gcd(p_hit.0, p_hit.1);
-            p_hit = (p_hit.0 / g, p_hit.1 / g);
+            p_hit = p_hit.add(&p);
         }
     }
-    assert_eq!((num_sum, den), (1, 1), "probabilities sum to exactly 1");
+    assert_eq!(total, Prob::one(), "probabilities sum to exactly 1");
     // Ghazi 10/7 at an UP target: 4d6 <= 12, and with special results a roll of 10 or less always
     // hits: P = P(4d6 <= 12) = 145/432 (reference B.4 table).
-    assert_eq!(p_hit, (145, 432));
-}
-
-fn gcd(a: u128, b: u128) -> u128 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    assert_eq!(p_hit, prob("145/432"));
 }
 
 #[test]

@@ -3,21 +3,11 @@
 
 use rulebook::mercenary::{self, Policy};
 use rulebook::runtime::{self, NoTrace, Seeded};
+mod common;
+
+use common::{prob, rulebook};
+use rulebook::runtime::Prob;
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn rulebook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn frac(s: &str) -> (u128, u128) {
-    let (n, d) = s.split_once('/').unwrap();
-    (n.parse().unwrap(), d.parse().unwrap())
-}
 
 #[test]
 fn unit_attack_acceptance() {
@@ -45,7 +35,7 @@ fn unit_attack_acceptance() {
     let out = rulebook(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut success = (0u128, 1u128);
+    let mut success = Prob::zero();
     for o in v["outcomes"].as_array().unwrap() {
         let oc = &o["outcome"];
         for field in ["acted", "success", "effect", "casualties"] {
@@ -55,21 +45,11 @@ fn unit_attack_acceptance() {
             assert_eq!(oc["casualties"], 0);
         }
         if oc["success"] == true {
-            let (n, d) = frac(o["probability"].as_str().unwrap());
-            success = (success.0 * d + n * success.1, success.1 * d);
+            success = success.add(&prob(o["probability"].as_str().unwrap()));
         }
     }
     // Morale 10 passes automatically; 2D + 1 + range DM +0 >= 8 (Infantry vs Infantry): 7/12.
-    let g = gcd(success.0, success.1);
-    assert_eq!((success.0 / g, success.1 / g), (7, 12));
-}
-
-fn gcd(a: u128, b: u128) -> u128 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    assert_eq!(success, prob("7/12"));
 }
 
 #[test]
