@@ -9,6 +9,8 @@
 //! Each iteration is one shot on a dice stream that keeps running across iterations (no per-call
 //! `Seeded::new`, whose ChaCha setup and first face-buffer allocation would swamp the resolver).
 
+mod common;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rulebook::starleader::{
     self, ArmorEffect, Chooser, FireAction, FireInputs, FireOutcome, FireResult, HeavyHitEffect, MountUse, WeaponState,
@@ -370,24 +372,9 @@ fn key(table: &str, row: &str) -> Key {
     }
 }
 
-/// The benchmark inputs: Ghazi 10/7, target size 2, armor 5, range 5 hexes, special results and
-/// heavy hits on, everything else at its default (bound through the registry, so the defaults are
-/// the rules' own).
+/// The shared benchmark inputs, with the weapon checked against the registry's key.
 fn bench_inputs() -> (rt::Inputs, FireInputs) {
-    let info = starleader::SYSTEM.resolver("fire").expect("fire resolver");
-    let sets: Vec<(String, String)> = [
-        ("weapon", "Ghazi 10/7"),
-        ("target_size", "2"),
-        ("armor_rating", "5"),
-        ("range_hexes", "5"),
-        ("special_results", "true"),
-        ("heavy_hits", "true"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    let bound = rt::bind_inputs(info, &sets, None).expect("bind fire inputs");
-    let typed = FireInputs::from_values(&bound).expect("typed fire inputs");
+    let (_, bound, typed) = common::fire_inputs();
     assert_eq!(typed.weapon, key("pistols", "Ghazi 10/7"), "bound weapon key");
     (bound, typed)
 }

@@ -2,30 +2,14 @@
 //! `odds/fire_typed` enumerates the generated resolver directly (typed `FireOutcome`, derives Ord);
 //! `odds/fire_dyn` goes through the registry (`odds_dyn`: `from_values` + `to_value` per leaf).
 
+mod common;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use rulebook::starleader::{self, FireInputs};
+use rulebook::starleader;
 use rulebook_runtime::{self as rt, NoTrace, Prob};
 
-fn inputs() -> (&'static rt::ResolverInfo, rt::Inputs, FireInputs) {
-    let info = starleader::SYSTEM.resolver("fire").expect("fire resolver");
-    let sets: Vec<(String, String)> = [
-        ("weapon", "Ghazi 10/7"),
-        ("target_size", "2"),
-        ("armor_rating", "5"),
-        ("range_hexes", "5"),
-        ("special_results", "true"),
-        ("heavy_hits", "true"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    let bound = rt::bind_inputs(info, &sets, None).expect("bind fire inputs");
-    let typed = FireInputs::from_values(&bound).expect("typed fire inputs");
-    (info, bound, typed)
-}
-
 fn bench_odds(c: &mut Criterion) {
-    let (info, bound, typed) = inputs();
+    let (info, bound, typed) = common::fire_inputs();
 
     // Sanity: both routes give a distribution summing to exactly 1, with the same number of
     // distinct outcomes.
