@@ -15,7 +15,10 @@ fn battle(c: &mut Criterion) {
     c.bench_function("battle/one_battle", |b| {
         b.iter(|| {
             seed += 1;
-            black_box((r.run_quiet)(&mut Seeded::new(seed), &mut NoTrace, black_box(&inputs)).unwrap_or_else(|e| panic!("{e}")))
+            black_box(
+                r.run_quiet(&mut Seeded::new(seed), &mut NoTrace, black_box(&inputs))
+                    .unwrap_or_else(|e| panic!("{e}")),
+            )
         })
     });
     c.bench_function("battle/sim_1000_runs_1_thread", |b| {

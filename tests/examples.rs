@@ -31,7 +31,9 @@ fn worked_examples_reproduce_exactly() {
         let outcome = match &ex.dice {
             Some(faces) => {
                 let mut dice = Scripted::new(faces.clone());
-                let out = (resolver.run_traced)(&mut dice, &mut trace, &inputs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let out = resolver
+                    .run_traced(&mut dice, &mut trace, &inputs)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 assert_eq!(
                     dice.remaining(),
                     0,
@@ -41,7 +43,7 @@ fn worked_examples_reproduce_exactly() {
                 );
                 out
             }
-            None => (resolver.run_traced)(&mut Seeded::new(0), &mut trace, &inputs).unwrap(),
+            None => resolver.run_traced(&mut Seeded::new(0), &mut trace, &inputs).unwrap(),
         };
         for (field, want) in &ex.expect {
             let got = outcome

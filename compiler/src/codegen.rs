@@ -1540,7 +1540,7 @@ impl<'a> Gen<'a> {
                 })
                 .collect();
             resolvers.push(format!(
-                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}) }}",
+                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::Exec::Compiled {{ run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}) }} }}",
                 lit(&r.title),
                 lit(&r.cite),
                 lit(&format!("{}:{}", r.source, r.line)),
@@ -1584,50 +1584,11 @@ impl<'a> Gen<'a> {
     }
 
     fn ty_text(&self, t: &Ty) -> String {
-        match t {
-            Ty::Int => "int".into(),
-            Ty::Dec => "decimal".into(),
-            Ty::Bool => "bool".into(),
-            Ty::Text => "text".into(),
-            Ty::Enum(e) => self.sys.enums[*e].name.clone(),
-            Ty::Key(ts) => ts.iter().map(|t| self.sys.tables[*t].name.clone()).collect::<Vec<_>>().join(" | "),
-            Ty::Opt(i) => format!("{}?", self.ty_text(i)),
-            Ty::List(i) => format!("list {}", self.ty_text(i)),
-            _ => "?".into(),
-        }
+        self.sys.ty_text(t)
     }
 
-    /// A constant as `--set` text (for input defaults shown by `list` and parsed by `bind_inputs`).
     fn const_text(&self, c: &Const) -> String {
-        match c {
-            Const::Int(v) => v.to_string(),
-            Const::Dec(n, d) => {
-                let mut s = String::new();
-                let _ = write!(s, "{}", n / d);
-                if n % d != 0 {
-                    // Exact: reduced denominators of decimal literals are powers of 2 and 5.
-                    let mut rem = (n % d).abs();
-                    if *n < 0 && n / d == 0 {
-                        s = "-0".into();
-                    }
-                    s.push('.');
-                    let mut guard = 0;
-                    while rem != 0 && guard < 18 {
-                        rem *= 10;
-                        let _ = write!(s, "{}", rem / d);
-                        rem %= d;
-                        guard += 1;
-                    }
-                }
-                s
-            }
-            Const::Bool(b) => b.to_string(),
-            Const::Text(t) => t.clone(),
-            Const::Enum(e, v) => self.sys.enums[*e].variants[*v].0.clone(),
-            Const::Key { name, .. } => name.clone(),
-            Const::None => String::new(),
-            Const::List(items) => items.iter().map(|i| self.const_text(i)).collect::<Vec<_>>().join(","),
-        }
+        self.sys.const_text(c)
     }
 }
 

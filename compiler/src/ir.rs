@@ -2,6 +2,7 @@
 //! Every name here is resolved, every expression typed, every table validated.
 
 use crate::ast::{Agg, BinOp, CmpOp, Span};
+use std::fmt::Write as _;
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Ty {
@@ -388,4 +389,55 @@ pub enum Stmt {
         list: Expr,
         body: Vec<Stmt>,
     },
+}
+
+/// Texts both backends show for types and constants (the registry's column types, `list`, and
+/// input defaults parsed like `--set`).
+impl System {
+    pub fn ty_text(&self, t: &Ty) -> String {
+        match t {
+            Ty::Int => "int".into(),
+            Ty::Dec => "decimal".into(),
+            Ty::Bool => "bool".into(),
+            Ty::Text => "text".into(),
+            Ty::Enum(e) => self.enums[*e].name.clone(),
+            Ty::Key(ts) => ts.iter().map(|t| self.tables[*t].name.clone()).collect::<Vec<_>>().join(" | "),
+            Ty::Opt(i) => format!("{}?", self.ty_text(i)),
+            Ty::List(i) => format!("list {}", self.ty_text(i)),
+            _ => "?".into(),
+        }
+    }
+
+    /// A constant as `--set` text (for input defaults shown by `list` and parsed by `bind_inputs`).
+    pub fn const_text(&self, c: &Const) -> String {
+        match c {
+            Const::Int(v) => v.to_string(),
+            Const::Dec(n, d) => {
+                let mut s = String::new();
+                let _ = write!(s, "{}", n / d);
+                if n % d != 0 {
+                    // Exact: reduced denominators of decimal literals are powers of 2 and 5.
+                    let mut rem = (n % d).abs();
+                    if *n < 0 && n / d == 0 {
+                        s = "-0".into();
+                    }
+                    s.push('.');
+                    let mut guard = 0;
+                    while rem != 0 && guard < 18 {
+                        rem *= 10;
+                        let _ = write!(s, "{}", rem / d);
+                        rem %= d;
+                        guard += 1;
+                    }
+                }
+                s
+            }
+            Const::Bool(b) => b.to_string(),
+            Const::Text(t) => t.clone(),
+            Const::Enum(e, v) => self.enums[*e].variants[*v].0.clone(),
+            Const::Key { name, .. } => name.clone(),
+            Const::None => String::new(),
+            Const::List(items) => items.iter().map(|i| self.const_text(i)).collect::<Vec<_>>().join(","),
+        }
+    }
 }

@@ -3,8 +3,6 @@
 //! (faces given by the user, for replaying a table-top situation).
 
 use crate::error::Error;
-/// API.md lists the enumerator with the dice; it lives in `odds` next to `enumerate`.
-pub use crate::odds::Enumerator;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

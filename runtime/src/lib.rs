@@ -8,6 +8,7 @@
 pub mod bind;
 pub mod dice;
 pub mod error;
+pub mod names;
 pub mod num;
 pub mod odds;
 pub mod registry;
@@ -20,9 +21,10 @@ pub use bind::{bind_inputs, nearest, normalize, parse_input, parse_value, yaml_i
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use num::{div_ceil, div_floor, div_round_half_up, isqrt, Dec};
-pub use odds::{enumerate, enumerate_with_limit, odds_dyn, Distribution, Enumerator, Prob};
+pub use odds::{enumerate, enumerate_with_limit, with_leaf_limit, Distribution, Enumerator, Prob};
 pub use registry::{
-    find_resolver, find_system, EnumInfo, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, SystemInfo, TableInfo, Ty,
+    find_resolver, find_system, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, Runner,
+    SystemInfo, TableInfo, Ty,
 };
 pub use sim::{run_seed, simulate, Estimate, Tally};
 pub use text::Text;

@@ -11,9 +11,7 @@
 
 use crate::dice::{Dice, DiceSpec};
 use crate::error::Error;
-use crate::registry::ResolverInfo;
-use crate::trace::NoTrace;
-use crate::value::{Inputs, Value};
+
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_rational::{BigRational, Ratio};
@@ -223,6 +221,21 @@ impl<O> Distribution<O> {
 /// Most leaves (complete replays) one enumeration may visit.
 pub const MAX_LEAVES: u64 = 50_000_000;
 
+thread_local! {
+    /// The leaf limit `enumerate` uses on this thread (`MAX_LEAVES` unless `with_leaf_limit` says).
+    static LEAF_LIMIT: std::cell::Cell<u64> = const { std::cell::Cell::new(MAX_LEAVES) };
+}
+
+/// Runs `f` with `enumerate` on this thread giving up past `limit` leaves instead of
+/// `MAX_LEAVES`: for callers that want a quick answer or none (samples, previews), through entry
+/// points that take no limit themselves (a registry's `odds`).
+pub fn with_leaf_limit<R>(limit: u64, f: impl FnOnce() -> R) -> R {
+    let old = LEAF_LIMIT.with(|l| l.replace(limit));
+    let r = f();
+    LEAF_LIMIT.with(|l| l.set(old));
+    r
+}
+
 /// One roll on the current path.
 #[derive(Clone, Copy, Debug)]
 struct Step {
@@ -426,7 +439,7 @@ impl Weight {
 /// Runs `f` once per leaf of its roll tree and merges identical outcomes with exact weights.
 /// `Error::TooManyBranches` past `MAX_LEAVES` leaves; any error from `f` aborts the enumeration.
 pub fn enumerate<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<O, Error>>(f: F) -> Result<Distribution<O>, Error> {
-    enumerate_with_limit(MAX_LEAVES, f)
+    enumerate_with_limit(LEAF_LIMIT.with(|l| l.get()), f)
 }
 
 /// `enumerate` with a caller-chosen leaf limit (tests, or a CLI wanting a quicker give-up).
@@ -473,12 +486,4 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
     Ok(Distribution {
         outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
     })
-}
-
-/// Exact outcome distribution of a registered resolver (untraced).
-pub fn odds_dyn(r: &ResolverInfo, inputs: &Inputs) -> Result<Distribution<Value>, Error> {
-    if let Some(typed) = r.odds {
-        return typed(inputs);
-    }
-    enumerate(|dice| (r.run_quiet)(dice, &mut NoTrace, inputs))
 }

@@ -7,9 +7,6 @@ use crate::trace::{NoTrace, Recorder};
 use crate::value::{Inputs, Value};
 use std::fmt;
 
-/// API.md documents input binding with the registry; it lives in `bind`.
-pub use crate::bind::{bind_inputs, parse_value, yaml_to_value};
-
 /// Type of a resolver input or output field.
 #[derive(Debug)]
 pub enum Ty {
@@ -117,11 +114,30 @@ pub struct ResolverInfo {
     pub doc: &'static str,
     pub inputs: &'static [InputInfo],
     pub outputs: &'static [FieldInfo],
-    pub run_traced: RunFn<Recorder>,
-    pub run_quiet: RunFn<NoTrace>,
-    /// Exact odds through the typed resolver: inputs are read once, not once per dice branch.
-    /// `None` falls back to enumerating `run_quiet`.
-    pub odds: Option<OddsFn>,
+    /// How the resolver runs: compiled Rust, or the interpreter over a loaded rules folder.
+    pub exec: Exec,
+}
+
+/// The two backends behind a registered resolver. Both take the same dynamic inputs and give the
+/// same outcome and trace for the same rules text.
+pub enum Exec {
+    /// Generated Rust, compiled into the binary.
+    Compiled {
+        run_traced: RunFn<Recorder>,
+        run_quiet: RunFn<NoTrace>,
+        /// Exact odds through the typed resolver: inputs are read once, not once per dice branch.
+        /// `None` falls back to enumerating `run_quiet`.
+        odds: Option<OddsFn>,
+    },
+    /// A resolver evaluated from the checked IR at run time (`rulebook --rules DIR`).
+    Interpreted(&'static dyn Runner),
+}
+
+/// A resolver the interpreter runs: the dynamic counterpart of the compiled entry points.
+pub trait Runner: Sync + Send {
+    fn run_traced(&self, dice: &mut dyn Dice, trace: &mut Recorder, inputs: &Inputs) -> Result<Value, Error>;
+    fn run_quiet(&self, dice: &mut dyn Dice, trace: &mut NoTrace, inputs: &Inputs) -> Result<Value, Error>;
+    fn odds(&self, inputs: &Inputs) -> Result<crate::odds::Distribution<Value>, Error>;
 }
 
 /// Exact odds of a resolver from dynamic inputs.
@@ -140,9 +156,39 @@ impl fmt::Debug for ResolverInfo {
     }
 }
 
+/// Exact outcome distribution of a registered resolver (untraced); the same as `r.odds(inputs)`.
+pub fn odds_dyn(r: &ResolverInfo, inputs: &Inputs) -> Result<crate::odds::Distribution<Value>, Error> {
+    r.odds(inputs)
+}
+
 impl ResolverInfo {
     pub fn input(&self, name: &str) -> Option<&'static InputInfo> {
         self.inputs.iter().find(|i| i.name == name)
+    }
+
+    /// Resolves once from bound inputs, recording every event.
+    pub fn run_traced(&self, dice: &mut dyn Dice, trace: &mut Recorder, inputs: &Inputs) -> Result<Value, Error> {
+        match &self.exec {
+            Exec::Compiled { run_traced, .. } => run_traced(dice, trace, inputs),
+            Exec::Interpreted(r) => r.run_traced(dice, trace, inputs),
+        }
+    }
+
+    /// Resolves once from bound inputs without a trace (simulation, benchmarks).
+    pub fn run_quiet(&self, dice: &mut dyn Dice, trace: &mut NoTrace, inputs: &Inputs) -> Result<Value, Error> {
+        match &self.exec {
+            Exec::Compiled { run_quiet, .. } => run_quiet(dice, trace, inputs),
+            Exec::Interpreted(r) => r.run_quiet(dice, trace, inputs),
+        }
+    }
+
+    /// The exact outcome distribution for bound inputs.
+    pub fn odds(&self, inputs: &Inputs) -> Result<crate::odds::Distribution<Value>, Error> {
+        match &self.exec {
+            Exec::Compiled { odds: Some(typed), .. } => typed(inputs),
+            Exec::Compiled { run_quiet, odds: None, .. } => crate::odds::enumerate(|dice| run_quiet(dice, &mut NoTrace, inputs)),
+            Exec::Interpreted(r) => r.odds(inputs),
+        }
     }
 }
 
@@ -183,8 +229,8 @@ pub fn find_system(systems: &[&'static SystemInfo], name: &str) -> Result<&'stat
     if let Some(s) = systems.iter().find(|s| s.name == name) {
         return Ok(s);
     }
-    let folded = crate::bind::normalize(name);
-    let mut it = systems.iter().filter(|s| crate::bind::normalize(s.name) == folded);
+    let folded = crate::names::normalize(name);
+    let mut it = systems.iter().filter(|s| crate::names::normalize(s.name) == folded);
     if let (Some(s), None) = (it.next(), it.next()) {
         return Ok(s);
     }
@@ -192,7 +238,7 @@ pub fn find_system(systems: &[&'static SystemInfo], name: &str) -> Result<&'stat
     Err(Error::Unknown {
         what: "system".into(),
         name: name.into(),
-        nearest: crate::bind::nearest(name, &names, 5),
+        nearest: crate::names::nearest(name, &names, 5),
     })
 }
 
@@ -209,7 +255,7 @@ pub fn find_resolver(systems: &[&'static SystemInfo], path: &str) -> Result<(&'s
         Error::Unknown {
             what: "resolver".into(),
             name: path.into(),
-            nearest: crate::bind::nearest(path, &refs, 5),
+            nearest: crate::names::nearest(path, &refs, 5),
         }
     };
     let matches: Vec<_> = match path.split_once('.') {
@@ -221,9 +267,9 @@ pub fn find_resolver(systems: &[&'static SystemInfo], path: &str) -> Result<(&'s
                 .copied()
                 .collect();
             if exact.is_empty() {
-                let folded = crate::bind::normalize(res);
+                let folded = crate::names::normalize(res);
                 all.iter()
-                    .filter(|(s, r)| s.name == system.name && crate::bind::normalize(r.name) == folded)
+                    .filter(|(s, r)| s.name == system.name && crate::names::normalize(r.name) == folded)
                     .copied()
                     .collect()
             } else {

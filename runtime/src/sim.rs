@@ -232,7 +232,7 @@ pub fn simulate(
                     let mut tally = Tally::default();
                     for i in from..to {
                         let mut dice = Seeded::new(run_seed(seed, i));
-                        let outcome = (r.run_quiet)(&mut dice, &mut NoTrace, inputs)?;
+                        let outcome = r.run_quiet(&mut dice, &mut NoTrace, inputs)?;
                         tally.add(&outcome);
                         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                         if n % 64 == 0 || n == runs {

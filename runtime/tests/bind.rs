@@ -128,9 +128,11 @@ static RESOLVERS: [ResolverInfo; 1] = [ResolverInfo {
     doc: "",
     inputs: &INPUTS,
     outputs: &OUTPUTS,
-    run_traced: attack::<Recorder>,
-    run_quiet: attack::<NoTrace>,
-    odds: None,
+    exec: Exec::Compiled {
+        run_traced: attack::<Recorder>,
+        run_quiet: attack::<NoTrace>,
+        odds: None,
+    },
 }];
 static SYSTEM: SystemInfo = SystemInfo {
     name: "test",
@@ -372,7 +374,7 @@ fn odds_dyn_end_to_end() {
     assert_eq!(dist.total(), Prob::one());
     // The traced run records the roll with its faces.
     let mut rec = Recorder::new();
-    let out = (r.run_traced)(&mut Scripted::new(vec![3, 4]), &mut rec, &inputs).unwrap();
+    let out = r.run_traced(&mut Scripted::new(vec![3, 4]), &mut rec, &inputs).unwrap();
     assert_eq!(out.to_string(), "{result: true, roll: 7}");
     assert_eq!(out.to_json(), serde_json::json!({"result": true, "roll": 7}));
     assert_eq!(

@@ -230,9 +230,11 @@ static RESOLVERS: [rt::ResolverInfo; 2] = [
         doc: "One attack roll and its damage.",
         inputs: &ATTACK_INPUTS,
         outputs: &ATTACK_OUTPUTS,
-        run_traced: attack::<rt::Recorder>,
-        run_quiet: attack::<rt::NoTrace>,
-        odds: None,
+        exec: rt::Exec::Compiled {
+            run_traced: attack::<rt::Recorder>,
+            run_quiet: attack::<rt::NoTrace>,
+            odds: None,
+        },
     },
     rt::ResolverInfo {
         name: "burst",
@@ -241,9 +243,11 @@ static RESOLVERS: [rt::ResolverInfo; 2] = [
         doc: "",
         inputs: &[],
         outputs: &BURST_OUTPUTS,
-        run_traced: burst::<rt::Recorder>,
-        run_quiet: burst::<rt::NoTrace>,
-        odds: None,
+        exec: rt::Exec::Compiled {
+            run_traced: burst::<rt::Recorder>,
+            run_quiet: burst::<rt::NoTrace>,
+            odds: None,
+        },
     },
 ];
 

@@ -3,6 +3,7 @@
 //! writers, so tests run it against a hand-built registry and inspect the exact output.
 
 mod check;
+mod diff;
 mod inputs;
 mod list;
 mod odds;
@@ -97,12 +98,35 @@ Each run's dice come from the seed and the run number only, so the report is byt
 given --seed whatever --threads is. Runs use every core by default; a progress bar shows on a
 terminal; timings go to stderr. Invalid input is refused before anything is simulated.")]
     Sim(SimArgs),
+    /// Compare two versions of the rules: how an edit moves the exact odds
+    #[command(after_help = "\
+Examples:
+  rulebook diff builtin my-rules starleader.to_hit --set weapon=\"Ghazi 10/7\"
+  rulebook diff builtin my-rules --all
+  rulebook diff old-rules new-rules mercenary.unit_attack --input attack.yaml --json
+
+OLD and NEW are rules folders (one sub-folder per system), or `builtin` for the rules compiled
+into this binary. With a resolver: the exact distribution of one situation in each, and the
+change per outcome. With --all: every table row that changed, and every resolver whose default
+situation (declared defaults, else the first value each input allows) moved, and by how much.
+`rulebook export DIR` writes the built-in rules to a folder to edit.")]
+    Diff(DiffArgs),
+    /// Write the built-in rules text to a folder, to edit and run with --rules DIR
+    #[command(after_help = "\
+Examples:
+  rulebook export my-rules
+  rulebook odds starleader.to_hit --set weapon=\"Ghazi 10/7\" --rules my-rules
+
+Refuses to overwrite a file that already exists.")]
+    Export(ExportArgs),
     /// A short tour of the built-in rules: check them, build a character, resolve a shot, show odds
     Tour,
 }
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
+    #[command(flatten)]
+    pub rules: RulesArg,
     /// A system (e.g. `starleader`) or one resolver (`starleader.fire`); omit to list all systems
     #[arg(value_name = "SYSTEM")]
     pub system: Option<String>,
@@ -113,6 +137,8 @@ pub struct ListArgs {
 
 #[derive(Args, Debug)]
 pub struct RollArgs {
+    #[command(flatten)]
+    pub rules: RulesArg,
     /// The resolver to run, as SYSTEM.RESOLVER (e.g. `starleader.fire`)
     #[arg(value_name = "SYSTEM.RESOLVER")]
     pub resolver: String,
@@ -136,6 +162,8 @@ pub struct RollArgs {
 
 #[derive(Args, Debug)]
 pub struct OddsArgs {
+    #[command(flatten)]
+    pub rules: RulesArg,
     /// The resolver to analyse, as SYSTEM.RESOLVER (e.g. `starleader.fire`)
     #[arg(value_name = "SYSTEM.RESOLVER")]
     pub resolver: String,
@@ -148,6 +176,8 @@ pub struct OddsArgs {
 
 #[derive(Args, Debug)]
 pub struct SimArgs {
+    #[command(flatten)]
+    pub rules: RulesArg,
     /// The procedure to run, as SYSTEM.RESOLVER (e.g. `mercenary.battle`)
     #[arg(value_name = "SYSTEM.RESOLVER")]
     pub resolver: String,
@@ -165,6 +195,44 @@ pub struct SimArgs {
     /// Print JSON: {"resolver","inputs","runs","seed","outcomes":{value:{"probability","ci95"}},"fields","means"}
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The rules before the change: a folder, or `builtin`
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// The rules after the change: a folder, or `builtin`
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// The resolver to compare, as SYSTEM.RESOLVER (omit with --all)
+    #[arg(value_name = "SYSTEM.RESOLVER")]
+    pub resolver: Option<String>,
+    #[command(flatten)]
+    pub inputs: inputs::InputArgs,
+    /// Compare every table and every resolver's default situation
+    #[arg(long)]
+    pub all: bool,
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The folder to write (created if missing)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+/// `--rules DIR`: the rules of a folder, run by the interpreter, instead of the compiled ones.
+#[derive(Args, Debug, Default)]
+pub struct RulesArg {
+    /// Use the rules in DIR (one sub-folder per system) instead of the built-in compiled rules.
+    /// They are checked and run by the interpreter at once, so an edit needs no rebuild; output is
+    /// the same, byte for byte, as compiled rules of the same text
+    #[arg(long = "rules", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -259,12 +327,14 @@ where
         }
     };
     let result = match cli.command {
-        Command::List(a) => list::run(systems, &a, out),
-        Command::Roll(a) => roll::run(systems, &a, out, err),
-        Command::Odds(a) => odds::run(systems, &a, out),
+        Command::List(a) => with_rules(systems, &a.rules, |s| list::run(s, &a, out)),
+        Command::Roll(a) => with_rules(systems, &a.rules, |s| roll::run(s, &a, out, err)),
+        Command::Odds(a) => with_rules(systems, &a.rules, |s| odds::run(s, &a, out)),
         Command::Check(a) => return run_check(a.rules_dir, a.json),
         Command::Tour => tour::run(systems, out, err),
-        Command::Sim(a) => sim::run(systems, &a, out, err),
+        Command::Diff(a) => diff::run(&a, out),
+        Command::Export(a) => export(&a, out),
+        Command::Sim(a) => with_rules(systems, &a.rules, |s| sim::run(s, &a, out, err)),
     };
     let flushed = out.flush().map_err(CliError::from);
     match result.and(flushed) {
@@ -274,6 +344,56 @@ where
             let _ = writeln!(err, "error: {}", e.message);
             ExitCode::from(e.code)
         }
+    }
+}
+
+/// `rulebook export DIR`: the built-in rules text, one file per rules file, never overwriting.
+fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let files = rulebook::RULES_SOURCES;
+    for (path, _) in files {
+        let target = args.dir.join(path);
+        if target.exists() {
+            return Err(CliError::usage(format!(
+                "{} already exists; export into a new folder",
+                target.display()
+            )));
+        }
+    }
+    for (path, text) in files {
+        let target = args.dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| CliError::usage(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        std::fs::write(&target, text).map_err(|e| CliError::usage(format!("cannot write {}: {e}", target.display())))?;
+    }
+    writeln!(
+        out,
+        "wrote {} rules files to {}; edit them, then e.g. `rulebook check --rules {}` and `rulebook diff builtin {} --all`",
+        files.len(),
+        args.dir.display(),
+        args.dir.display(),
+        args.dir.display()
+    )?;
+    Ok(())
+}
+
+/// Runs a verb on the built-in systems, or on the rules of `--rules DIR` loaded for the interpreter.
+/// Rules with errors are refused with every diagnostic, as `check` renders them.
+fn with_rules(
+    builtin: &[&'static rt::SystemInfo],
+    rules: &RulesArg,
+    verb: impl FnOnce(&[&'static rt::SystemInfo]) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let Some(dir) = &rules.dir else {
+        return verb(builtin);
+    };
+    match rulebook_interp::Rules::load(dir) {
+        Ok(loaded) => verb(loaded.systems()),
+        Err(rulebook_interp::LoadError::Io(problems)) => Err(CliError::usage(problems.join("\n"))),
+        Err(e @ rulebook_interp::LoadError::Rules { .. }) => Err(CliError {
+            message: format!("cannot use the rules in {}:\n{e}", dir.display()),
+            code: 1,
+        }),
     }
 }
 

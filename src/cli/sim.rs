@@ -19,7 +19,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "the inputs".into());
     // Invalid input is refused before anything is simulated: one trial run checks every `require`.
-    if let Err(e) = (r.run_quiet)(&mut rt::Seeded::new(rt::run_seed(args.seed, 0)), &mut rt::NoTrace, &bound) {
+    if let Err(e) = r.run_quiet(&mut rt::Seeded::new(rt::run_seed(args.seed, 0)), &mut rt::NoTrace, &bound) {
         return Err(CliError {
             message: format!("{file}: {e}"),
             code: if matches!(e, rt::Error::Rejected { .. }) { 1 } else { 2 },

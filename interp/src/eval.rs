@@ -1,0 +1,1230 @@
+//! The evaluator: runs a resolver's checked IR statement by statement, with the same dice, trace
+//! events, errors and evaluation order as the Rust that `codegen` generates from the same IR.
+//!
+//! Values are the runtime's dynamic `rt::Value` in exactly the form generated `to_value` gives, so
+//! a trace or outcome needs no conversion. Where the generated code evaluates in a particular order
+//! (arguments before a table lookup, a record's updates before its base, both sides of an eager
+//! `??`), this file does the same, so a trace matches event for event.
+
+use rt::{Dec, Error, Event, Trace, Value};
+use rulebook_compiler::ast::{Agg, BinOp, CmpOp};
+use rulebook_compiler::ir::{self, Const, Expr, ExprKind, Func, Mod, MsgPart, Pattern, Stmt, TableKind, Ty};
+use rulebook_runtime as rt;
+
+/// One checked system, kept for the life of the program, with every table cell already a value.
+pub struct Sys {
+    pub ir: &'static ir::System,
+    /// Per table, per row: the cells as values (column order; `=> value` tables have one).
+    cells: Vec<Vec<Vec<Value>>>,
+    /// Per range table without a result type, per row: the row as a record of its columns.
+    rows: Vec<Vec<Value>>,
+}
+
+enum Flow {
+    Next,
+    Break,
+    Return,
+}
+
+/// The state of one resolver call.
+struct Frame<'a> {
+    r: &'static ir::ResolverDef,
+    inputs: &'a [Value],
+    out: Vec<Value>,
+    locals: Vec<(&'static str, Value)>,
+    violations: Option<Vec<rt::Violation>>,
+}
+
+impl Frame<'_> {
+    fn local(&self, name: &str) -> Result<&Value, Error> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| Error::internal(format!("interpreter: no local `{name}`")))
+    }
+
+    fn local_mut(&mut self, name: &str) -> Result<&mut Value, Error> {
+        self.locals
+            .iter_mut()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| Error::internal(format!("interpreter: no local `{name}`")))
+    }
+
+    fn input(&self, name: &str) -> Result<&Value, Error> {
+        self.r
+            .inputs
+            .iter()
+            .position(|p| p.name == name)
+            .and_then(|i| self.inputs.get(i))
+            .ok_or_else(|| Error::internal(format!("interpreter: no input `{name}`")))
+    }
+
+    fn output_index(&self, name: &str) -> Result<usize, Error> {
+        self.r
+            .outputs
+            .iter()
+            .position(|p| p.name == name)
+            .ok_or_else(|| Error::internal(format!("interpreter: no output `{name}`")))
+    }
+}
+
+fn int(v: &Value) -> Result<i64, Error> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        other => Err(Error::internal(format!("interpreter: expected an int, found {other}"))),
+    }
+}
+
+fn dec(v: &Value) -> Result<Dec, Error> {
+    match v {
+        Value::Dec(d) => Ok(*d),
+        other => Err(Error::internal(format!("interpreter: expected a decimal, found {other}"))),
+    }
+}
+
+fn boolean(v: &Value) -> Result<bool, Error> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        other => Err(Error::internal(format!("interpreter: expected a bool, found {other}"))),
+    }
+}
+
+fn key(v: &Value) -> Result<rt::Key, Error> {
+    match v {
+        Value::Key(k) => Ok(*k),
+        other => Err(Error::internal(format!("interpreter: expected a key, found {other}"))),
+    }
+}
+
+fn list(v: Value) -> Result<Vec<Value>, Error> {
+    match v {
+        Value::List(xs) => Ok(xs),
+        other => Err(Error::internal(format!("interpreter: expected a list, found {other}"))),
+    }
+}
+
+fn field<'v>(v: &'v Value, name: &str) -> Result<&'v Value, Error> {
+    v.field(name)
+        .ok_or_else(|| Error::internal(format!("interpreter: no field `{name}` in {v}")))
+}
+
+/// Types whose generated Rust is `Copy`: `??` evaluates its fallback eagerly for these.
+fn is_copy(t: &Ty) -> bool {
+    match t {
+        Ty::Int | Ty::Dec | Ty::Bool | Ty::Enum(_) | Ty::Key(_) | Ty::Row(_) => true,
+        Ty::Opt(i) => is_copy(i),
+        _ => false,
+    }
+}
+
+fn add_mod(var: &Value, m: &Value) -> Result<Value, Error> {
+    match (var, m) {
+        (Value::Dec(a), Value::Dec(b)) => Ok(Value::Dec(a.checked_add(*b)?)),
+        (Value::Int(a), Value::Int(b)) => Ok(Value::Int(a.checked_add(*b).ok_or(Error::Overflow)?)),
+        _ => Err(Error::internal("interpreter: modifier of another type than its value")),
+    }
+}
+
+fn is_zero(v: &Value) -> bool {
+    matches!(v, Value::Int(0)) || matches!(v, Value::Dec(d) if *d == Dec::ZERO)
+}
+
+impl Sys {
+    pub fn new(ir: &'static ir::System) -> Sys {
+        let mut cells = Vec::new();
+        let mut rows = Vec::new();
+        for t in &ir.tables {
+            let cols: Vec<Ty> = match (&t.kind, &t.result) {
+                (TableKind::Range { .. } | TableKind::Matrix { .. }, Some(r)) => vec![r.clone()],
+                _ => t.columns.iter().map(|(_, ty)| ty.clone()).collect(),
+            };
+            let table_cells: Vec<Vec<Value>> = t
+                .rows
+                .iter()
+                .map(|r| match (&t.kind, &t.result) {
+                    // A matrix row holds one cell per column variant, all of the result type.
+                    (TableKind::Matrix { .. }, Some(ty)) => r.cells.iter().map(|c| konst(ir, c, ty)).collect(),
+                    _ => r.cells.iter().zip(&cols).map(|(c, ty)| konst(ir, c, ty)).collect(),
+                })
+                .collect();
+            let names: Vec<&'static str> = match (&t.kind, &t.result) {
+                (TableKind::Range { .. } | TableKind::Matrix { .. }, Some(_)) => vec!["value"],
+                _ => t.columns.iter().map(|(n, _)| n.as_str()).collect(),
+            };
+            rows.push(
+                table_cells
+                    .iter()
+                    .map(|cs| Value::Record(names.iter().copied().zip(cs.iter().cloned()).collect()))
+                    .collect(),
+            );
+            cells.push(table_cells);
+        }
+        Sys { ir, cells, rows }
+    }
+
+    /// Reads a resolver's typed inputs out of bound dynamic inputs, as generated `from_values` does
+    /// (the same checks, the same errors), giving them in declaration order.
+    pub fn read_inputs(&self, rid: usize, m: &rt::Inputs) -> Result<Vec<Value>, Error> {
+        let r = &self.ir.resolvers[rid];
+        r.inputs.iter().map(|p| self.read_input(m, &p.name, &p.ty)).collect()
+    }
+
+    fn read_input(&self, m: &rt::Inputs, name: &str, t: &Ty) -> Result<Value, Error> {
+        match t {
+            Ty::Int => Ok(Value::Int(rt::get_int(m, name)?)),
+            Ty::Dec => Ok(Value::Dec(rt::get_dec(m, name)?)),
+            Ty::Bool => Ok(Value::Bool(rt::get_bool(m, name)?)),
+            Ty::Key(_) => Ok(Value::Key(rt::get_key(m, name)?)),
+            Ty::Text => Ok(Value::Text(rt::get_text(m, name)?.to_string())),
+            Ty::Enum(e) => {
+                let en = &self.ir.enums[*e];
+                let v = m.get(name).ok_or_else(|| Error::MissingInput {
+                    input: name.to_string(),
+                    ty: en.name.clone(),
+                })?;
+                self.read_value(v, name, t)
+            }
+            Ty::Opt(i) => match m.get(name) {
+                None | Some(Value::None) => Ok(Value::None),
+                Some(v) => self.read_from(v, name, i),
+            },
+            Ty::List(i) => Ok(Value::List(
+                rt::get_list(m, name)?
+                    .iter()
+                    .map(|v| self.read_from(v, name, i))
+                    .collect::<Result<Vec<_>, _>>()?,
+            )),
+            Ty::Rec(r) => {
+                let v = m.get(name).ok_or_else(|| Error::MissingInput {
+                    input: name.to_string(),
+                    ty: self.ir.records[*r].name.clone(),
+                })?;
+                self.record_from_value(*r, v, name)
+            }
+            _ => Ok(default_of(self.ir, t)),
+        }
+    }
+
+    fn read_from(&self, v: &Value, name: &str, t: &Ty) -> Result<Value, Error> {
+        match t {
+            Ty::Opt(i) => match v {
+                Value::None => Ok(Value::None),
+                x => self.read_from(x, name, i),
+            },
+            Ty::List(i) => match v {
+                Value::List(xs) => Ok(Value::List(
+                    xs.iter().map(|x| self.read_from(x, name, i)).collect::<Result<Vec<_>, _>>()?,
+                )),
+                x => Err(Error::BadValue {
+                    input: name.to_string(),
+                    text: x.to_string(),
+                    expected: "a list".to_string(),
+                }),
+            },
+            Ty::Rec(r) => self.record_from_value(*r, v, name),
+            _ => self.read_value(v, name, t),
+        }
+    }
+
+    fn read_value(&self, v: &Value, name: &str, t: &Ty) -> Result<Value, Error> {
+        match t {
+            Ty::Int => Ok(Value::Int(rt::value_as_int(v, name)?)),
+            Ty::Dec => Ok(Value::Dec(rt::value_as_dec(v, name)?)),
+            Ty::Bool => Ok(Value::Bool(rt::value_as_bool(v, name)?)),
+            Ty::Key(_) => Ok(Value::Key(rt::value_as_key(v, name)?)),
+            Ty::Text => Ok(Value::Text(rt::value_as_text(v, name)?.to_string())),
+            Ty::Enum(e) => {
+                let en = &self.ir.enums[*e];
+                let found = match v {
+                    Value::Enum(_, s) => en.variants.iter().position(|(x, _)| x == s),
+                    _ => None,
+                };
+                match found {
+                    Some(i) => Ok(Value::Enum(i as u16, en.variants[i].0.as_str())),
+                    None => Err(Error::BadValue {
+                        input: name.to_string(),
+                        text: v.to_string(),
+                        expected: en.name.clone(),
+                    }),
+                }
+            }
+            _ => Ok(default_of(self.ir, t)),
+        }
+    }
+
+    fn record_from_value(&self, rid: usize, v: &Value, name: &str) -> Result<Value, Error> {
+        let r = &self.ir.records[rid];
+        let Value::Record(fields) = v else {
+            return Err(Error::BadValue {
+                input: name.to_string(),
+                text: v.to_string(),
+                expected: format!("a {} record", r.name),
+            });
+        };
+        let mut out = Vec::with_capacity(r.fields.len());
+        for (f, t, _) in &r.fields {
+            let got = fields
+                .iter()
+                .find(|(k, _)| *k == f.as_str())
+                .map(|(_, v)| v)
+                .ok_or_else(|| Error::MissingInput {
+                    input: format!("{name}.{f}"),
+                    ty: self.ir.ty_text(t),
+                })?;
+            out.push((f.as_str(), self.read_from(got, &format!("{}.{f}", r.name), t)?));
+        }
+        Ok(Value::Record(out))
+    }
+
+    /// Runs resolver `rid` on inputs already read (declaration order) and returns its outcome.
+    pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[Value]) -> Result<Value, Error> {
+        let r = &self.ir.resolvers[rid];
+        if T::ENABLED {
+            trace.event(Event::Enter {
+                resolver: r.name.clone(),
+                title: r.title.clone(),
+                cite: r.cite.clone(),
+            });
+        }
+        for (p, v) in r.inputs.iter().zip(inputs) {
+            if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
+                let v = int(v)?;
+                if !(lo..=hi).contains(&v) {
+                    return Err(Error::OutOfRange {
+                        input: p.name.clone(),
+                        value: v.to_string(),
+                        min: lo.to_string(),
+                        max: hi.to_string(),
+                    });
+                }
+            }
+        }
+        let out = r
+            .outputs
+            .iter()
+            .map(|p| match &p.default {
+                Some(d) => konst(self.ir, d, &p.ty),
+                None => default_of(self.ir, &p.ty),
+            })
+            .collect();
+        let mut f = Frame {
+            r,
+            inputs,
+            out,
+            locals: Vec::new(),
+            violations: None,
+        };
+        self.block(&r.body, &mut f, dice, trace)?;
+        if let Some(violations) = f.violations {
+            return Err(Error::Rejected { violations });
+        }
+        if T::ENABLED {
+            trace.event(Event::Exit { resolver: r.name.clone() });
+        }
+        Ok(Value::Record(r.outputs.iter().map(|p| p.name.as_str()).zip(f.out).collect()))
+    }
+
+    /// A block in its own scope: locals it declares end with it.
+    fn block<D: rt::Dice + ?Sized, T: Trace>(
+        &self,
+        stmts: &'static [Stmt],
+        f: &mut Frame,
+        dice: &mut D,
+        trace: &mut T,
+    ) -> Result<Flow, Error> {
+        let mark = f.locals.len();
+        let mut flow = Flow::Next;
+        for s in stmts {
+            flow = self.stmt(s, f, dice, trace)?;
+            if !matches!(flow, Flow::Next) {
+                break;
+            }
+        }
+        f.locals.truncate(mark);
+        Ok(flow)
+    }
+
+    fn stmt<D: rt::Dice + ?Sized, T: Trace>(&self, s: &'static Stmt, f: &mut Frame, dice: &mut D, trace: &mut T) -> Result<Flow, Error> {
+        match s {
+            Stmt::Let {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+                mods,
+                clamp,
+            } => self.stmt_let(f, trace, var, name, ty, value, cite.as_deref(), mods, clamp)?,
+            Stmt::Var {
+                var, name, value, cite, ..
+            } => {
+                let v = self.expr(value, f, trace)?;
+                f.locals.push((var.as_str(), v));
+                self.trace_let(f, trace, name, var, cite.as_deref())?;
+            }
+            Stmt::Assign {
+                var, name, value, cite, ..
+            } => {
+                let v = self.expr(value, f, trace)?;
+                *f.local_mut(var)? = v;
+                self.trace_let(f, trace, name, var, cite.as_deref())?;
+            }
+            Stmt::Roll { var, label, dice: d, cite } => {
+                let spec = self.spec(d, f, trace)?;
+                let v = dice.roll(&spec)?;
+                f.locals.push((var.as_str(), Value::Int(v)));
+                if T::ENABLED {
+                    trace.event(Event::Roll {
+                        label: label.clone(),
+                        dice: d.notation.clone(),
+                        faces: dice.last_faces().to_vec(),
+                        value: v,
+                        cite: cite.clone(),
+                    });
+                }
+            }
+            Stmt::Check {
+                var,
+                left,
+                op,
+                right,
+                left_text,
+                right_text,
+                cite,
+            } => {
+                let l = self.expr(left, f, trace)?;
+                let r = self.expr(right, f, trace)?;
+                // The generated `l == r` here compares keys with their names, as derived equality does.
+                let result = compare(*op, &l, &r, &Ty::Error, &Ty::Error);
+                f.locals.push((var.as_str(), Value::Bool(result)));
+                if T::ENABLED {
+                    trace.event(Event::Compare {
+                        left: left_text.clone(),
+                        left_value: l,
+                        op: op.symbol().to_string(),
+                        right: right_text.clone(),
+                        right_value: r,
+                        result,
+                        cite: cite.clone(),
+                    });
+                }
+            }
+            Stmt::Set { field, value, cite } => {
+                let v = self.expr(value, f, trace)?;
+                let i = f.output_index(field)?;
+                if T::ENABLED {
+                    trace.event(Event::Set {
+                        field: field.clone(),
+                        value: v.clone(),
+                        cite: cite.clone(),
+                    });
+                }
+                f.out[i] = v;
+            }
+            Stmt::If { arms, otherwise } => {
+                for (c, b) in arms {
+                    if boolean(&self.expr(c, f, trace)?)? {
+                        return self.block(b, f, dice, trace);
+                    }
+                }
+                return self.block(otherwise, f, dice, trace);
+            }
+            Stmt::Match { scrutinee, arms } => {
+                let v = self.expr(scrutinee, f, trace)?;
+                for (pats, body) in arms {
+                    if pats.iter().any(|p| matches_pattern(p, &v)) {
+                        return self.block(body, f, dice, trace);
+                    }
+                }
+            }
+            Stmt::Call { var, resolver, args, .. } => {
+                let callee = &self.ir.resolvers[*resolver];
+                let mut values: Vec<Option<Value>> = vec![None; callee.inputs.len()];
+                for (n, e) in args {
+                    let v = self.expr(e, f, trace)?;
+                    if let Some(i) = callee.inputs.iter().position(|p| p.name == *n) {
+                        values[i] = Some(v);
+                    }
+                }
+                let values: Vec<Value> = values
+                    .into_iter()
+                    .zip(&callee.inputs)
+                    .map(|(v, p)| v.ok_or_else(|| Error::internal(format!("interpreter: call without input `{}`", p.name))))
+                    .collect::<Result<_, _>>()?;
+                let o = self.run(*resolver, dice, trace, &values)?;
+                f.locals.push((var.as_str(), o));
+            }
+            Stmt::Require { cond, message, cite } => {
+                if !boolean(&self.expr(cond, f, trace)?)? {
+                    let mut text = String::new();
+                    for p in message {
+                        match p {
+                            MsgPart::Text(t) => text.push_str(t),
+                            MsgPart::Value(e) => text.push_str(&self.expr(e, f, trace)?.to_string()),
+                        }
+                    }
+                    f.violations.get_or_insert_with(Vec::new).push(rt::Violation {
+                        cite: cite.clone(),
+                        message: text,
+                    });
+                }
+            }
+            Stmt::Note { text, cite } => {
+                if T::ENABLED {
+                    trace.event(Event::Note {
+                        text: text.clone(),
+                        cite: cite.clone(),
+                    });
+                }
+            }
+            Stmt::Return => return Ok(Flow::Return),
+            Stmt::Break => return Ok(Flow::Break),
+            Stmt::Repeat { times, body } => {
+                for _ in 0..*times {
+                    match self.block(body, f, dice, trace)? {
+                        Flow::Next => {}
+                        Flow::Break => break,
+                        Flow::Return => return Ok(Flow::Return),
+                    }
+                }
+            }
+            Stmt::For { var, list: l, body } => {
+                let items = list(self.expr(l, f, trace)?)?;
+                for item in items {
+                    let mark = f.locals.len();
+                    f.locals.push((var.as_str(), item));
+                    let flow = self.block(body, f, dice, trace);
+                    f.locals.truncate(mark);
+                    match flow? {
+                        Flow::Next => {}
+                        Flow::Break => break,
+                        Flow::Return => return Ok(Flow::Return),
+                    }
+                }
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "the fields of one `let` statement")]
+    fn stmt_let<T: Trace>(
+        &self,
+        f: &mut Frame,
+        trace: &mut T,
+        var: &'static str,
+        name: &str,
+        ty: &Ty,
+        value: &'static Expr,
+        cite: Option<&str>,
+        mods: &'static [Mod],
+        clamp: &Option<(Option<i64>, Option<i64>)>,
+    ) -> Result<(), Error> {
+        let mut v = self.expr(value, f, trace)?;
+        if !mods.is_empty() || clamp.is_some() {
+            let base = v.clone();
+            let mut shown = false;
+            let mut show_base = |trace: &mut T| {
+                if !shown {
+                    shown = true;
+                    trace.event(Event::Let {
+                        name: format!("{name} (base)"),
+                        value: base.clone(),
+                        cite: cite.unwrap_or("").to_string(),
+                    });
+                }
+            };
+            for m in mods {
+                match m {
+                    Mod::One { value, name, when, cite } => {
+                        let applies = match when {
+                            Some(w) => boolean(&self.expr(w, f, trace)?)?,
+                            None => true,
+                        };
+                        if applies {
+                            let m = self.num_as(value, ty, f, trace)?;
+                            v = add_mod(&v, &m)?;
+                            if T::ENABLED && !is_zero(&m) {
+                                show_base(trace);
+                                trace.event(Event::Modifier {
+                                    name: name.clone(),
+                                    value: m,
+                                    cite: cite.clone(),
+                                });
+                            }
+                        }
+                    }
+                    Mod::Highest { name: group, mods } => {
+                        let mut best: Option<(Value, &str, &str)> = None;
+                        for m in mods {
+                            if let Mod::One { value, name, when, cite } = m {
+                                let applies = match when {
+                                    Some(w) => boolean(&self.expr(w, f, trace)?)?,
+                                    None => true,
+                                };
+                                if applies {
+                                    let m = self.num_as(value, ty, f, trace)?;
+                                    if best.as_ref().is_none_or(|b| m > b.0) {
+                                        best = Some((m, name.as_str(), cite.as_str()));
+                                    }
+                                }
+                            }
+                        }
+                        if let Some((m, n, c)) = best {
+                            v = add_mod(&v, &m)?;
+                            if T::ENABLED {
+                                show_base(trace);
+                                trace.event(Event::Modifier {
+                                    name: format!("{n} ({group})"),
+                                    value: m,
+                                    cite: c.to_string(),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some((lo, hi)) = clamp {
+                let wrap = |b: i64| {
+                    if *ty == Ty::Dec {
+                        Value::Dec(Dec::from_int(b))
+                    } else {
+                        Value::Int(b)
+                    }
+                };
+                if let Some(l) = lo {
+                    if v < wrap(*l) {
+                        v = wrap(*l);
+                    }
+                }
+                if let Some(h) = hi {
+                    if v > wrap(*h) {
+                        v = wrap(*h);
+                    }
+                }
+            }
+        }
+        if T::ENABLED && (cite.is_some() || !mods.is_empty()) {
+            trace.event(Event::Let {
+                name: name.to_string(),
+                value: v.clone(),
+                cite: cite.unwrap_or("").to_string(),
+            });
+        }
+        f.locals.push((var, v));
+        Ok(())
+    }
+
+    fn trace_let<T: Trace>(&self, f: &Frame, trace: &mut T, name: &str, var: &str, cite: Option<&str>) -> Result<(), Error> {
+        if let (true, Some(c)) = (T::ENABLED, cite) {
+            trace.event(Event::Let {
+                name: name.to_string(),
+                value: f.local(var)?.clone(),
+                cite: c.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn num_as<T: Trace>(&self, e: &'static Expr, ty: &Ty, f: &mut Frame, trace: &mut T) -> Result<Value, Error> {
+        let v = self.expr(e, f, trace)?;
+        if *ty == Ty::Dec && e.ty == Ty::Int {
+            Ok(Value::Dec(Dec::from_int(int(&v)?)))
+        } else {
+            Ok(v)
+        }
+    }
+
+    fn spec<T: Trace>(&self, d: &'static ir::Dice, f: &mut Frame, trace: &mut T) -> Result<rt::DiceSpec, Error> {
+        let count = match &d.count.kind {
+            ExprKind::Const(Const::Int(n)) => u16::try_from(*n).map_err(|_| Error::Domain {
+                what: "dice count".to_string(),
+            })?,
+            _ => {
+                let n = int(&self.expr(&d.count, f, trace)?)?;
+                u16::try_from(n).map_err(|_| Error::Domain {
+                    what: "dice count".to_string(),
+                })?
+            }
+        };
+        let small = |k: i64| u8::try_from(k).map_err(|_| Error::internal("interpreter: keep count out of range"));
+        let read = match &d.read {
+            ir::Read::Sum => rt::Read::Sum,
+            ir::Read::KeepHighest(k) => rt::Read::KeepHighest(small(*k)?),
+            ir::Read::KeepLowest(k) => rt::Read::KeepLowest(small(*k)?),
+            ir::Read::Flux => rt::Read::Flux,
+            ir::Read::BadFlux => rt::Read::BadFlux,
+            ir::Read::Percentile => rt::Read::Percentile,
+            ir::Read::SumFloor { per_die, floor } => {
+                let p = int(&self.expr(per_die, f, trace)?)?;
+                rt::Read::SumFloor {
+                    per_die: i8::try_from(p).map_err(|_| Error::Overflow)?,
+                    floor: i8::try_from(*floor).map_err(|_| Error::internal("interpreter: floor out of range"))?,
+                }
+            }
+        };
+        Ok(rt::DiceSpec {
+            count,
+            sides: u16::try_from(d.sides).map_err(|_| Error::internal("interpreter: sides out of range"))?,
+            zero_based: d.zero_based,
+            read,
+            reroll: d.reroll,
+        })
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    fn expr<T: Trace>(&self, e: &'static Expr, f: &mut Frame, trace: &mut T) -> Result<Value, Error> {
+        match &e.kind {
+            ExprKind::Const(c) => Ok(konst(self.ir, c, &e.ty)),
+            ExprKind::Local(v) => f.local(v).cloned(),
+            ExprKind::Input(n) => f.input(n).cloned(),
+            ExprKind::Output(n) => {
+                let i = f.output_index(n)?;
+                Ok(f.out[i].clone())
+            }
+            ExprKind::KeyCol {
+                key: k, tables, column, ..
+            } => {
+                let kv = self.expr(k, f, trace)?;
+                if kv == Value::None {
+                    return Ok(Value::None);
+                }
+                self.key_col(key(&kv)?, tables, column)
+            }
+            ExprKind::KeyName { key: k, .. } => match self.expr(k, f, trace)? {
+                Value::None => Ok(Value::None),
+                kv => Ok(Value::Text(key(&kv)?.name.to_string())),
+            },
+            ExprKind::Field(b, name) => {
+                let bv = self.expr(b, f, trace)?;
+                if matches!(b.ty, Ty::Opt(_)) && bv == Value::None {
+                    return Ok(Value::None);
+                }
+                field(&bv, name).cloned()
+            }
+            ExprKind::Lookup { table, args } => {
+                let mut vs = Vec::with_capacity(args.len());
+                for a in args {
+                    vs.push(self.expr(a, f, trace)?);
+                }
+                self.lookup(*table, &vs, trace)
+            }
+            ExprKind::Func(func, args) => self.func(func, args, f, trace),
+            ExprKind::Agg { kind, var, list: l, body } => self.agg(*kind, var, l, body, f, trace),
+            ExprKind::Neg(x) => match self.expr(x, f, trace)? {
+                Value::Dec(d) => Ok(Value::Dec(d.checked_neg()?)),
+                v => Ok(Value::Int(int(&v)?.checked_neg().ok_or(Error::Overflow)?)),
+            },
+            ExprKind::Not(x) => Ok(Value::Bool(!boolean(&self.expr(x, f, trace)?)?)),
+            ExprKind::Bin(op, a, b) => self.bin(*op, a, b, e, f, trace),
+            ExprKind::Cmp(op, a, b) => {
+                let x = self.expr(a, f, trace)?;
+                let y = self.expr(b, f, trace)?;
+                Ok(Value::Bool(compare(*op, &x, &y, &a.ty, &b.ty)))
+            }
+            ExprKind::In(x, l) => {
+                // The generated `list.contains(&x)` reads the list first, unless `x` is optional.
+                if matches!(x.ty, Ty::Opt(_)) {
+                    let xv = self.expr(x, f, trace)?;
+                    if xv == Value::None {
+                        return Ok(Value::Bool(false));
+                    }
+                    let lv = list(self.expr(l, f, trace)?)?;
+                    Ok(Value::Bool(lv.contains(&xv)))
+                } else {
+                    let lv = list(self.expr(l, f, trace)?)?;
+                    let xv = self.expr(x, f, trace)?;
+                    Ok(Value::Bool(lv.contains(&xv)))
+                }
+            }
+            ExprKind::Is(x, tables) => match self.expr(x, f, trace)? {
+                Value::None => Ok(Value::Bool(false)),
+                kv => {
+                    let k = key(&kv)?;
+                    Ok(Value::Bool(tables.iter().any(|&t| t == usize::from(k.table))))
+                }
+            },
+            ExprKind::If(arms, otherwise) => {
+                for (c, v) in arms {
+                    if boolean(&self.expr(c, f, trace)?)? {
+                        return self.expr(v, f, trace);
+                    }
+                }
+                self.expr(otherwise, f, trace)
+            }
+            ExprKind::ToDec(x) => Ok(Value::Dec(Dec::from_int(int(&self.expr(x, f, trace)?)?))),
+            ExprKind::Construct { rec, fields } => {
+                let r = &self.ir.records[*rec];
+                let mut vs = Vec::with_capacity(fields.len());
+                for (n, x) in fields {
+                    vs.push((n.as_str(), self.expr(x, f, trace)?));
+                }
+                for (n, v) in &vs {
+                    check_field(r, n, v)?;
+                }
+                // Fields in declaration order, whatever order the rules text gave them in.
+                let mut out = Vec::with_capacity(r.fields.len());
+                for (n, _, _) in &r.fields {
+                    let v = vs.iter().find(|(k, _)| *k == n.as_str()).map(|(_, v)| v.clone());
+                    out.push((n.as_str(), v.unwrap_or(Value::None)));
+                }
+                Ok(Value::Record(out))
+            }
+            ExprKind::With { base, rec, updates } => {
+                let r = &self.ir.records[*rec];
+                let mut us = Vec::with_capacity(updates.len());
+                for (n, x) in updates {
+                    us.push((n.as_str(), self.expr(x, f, trace)?));
+                }
+                for (n, v) in &us {
+                    check_field(r, n, v)?;
+                }
+                let mut b = self.expr(base, f, trace)?;
+                if let Value::Record(fields) = &mut b {
+                    for (n, v) in us {
+                        if let Some(slot) = fields.iter_mut().find(|(k, _)| *k == n) {
+                            slot.1 = v;
+                        }
+                    }
+                }
+                Ok(b)
+            }
+            ExprKind::Some(x) => self.expr(x, f, trace),
+            ExprKind::List(items) => {
+                let mut vs = Vec::with_capacity(items.len());
+                for x in items {
+                    vs.push(self.expr(x, f, trace)?);
+                }
+                Ok(Value::List(vs))
+            }
+        }
+    }
+
+    fn key_col(&self, k: rt::Key, tables: &[usize], column: &str) -> Result<Value, Error> {
+        let t = usize::from(k.table);
+        let found = if tables.contains(&t) {
+            let col = self.ir.tables[t].columns.iter().position(|(n, _)| n == column);
+            col.and_then(|c| self.cells[t].get(usize::from(k.row)).and_then(|r| r.get(c)))
+        } else {
+            None
+        };
+        found.cloned().ok_or_else(|| {
+            let names: Vec<&str> = tables.iter().map(|&t| self.ir.tables[t].name.as_str()).collect();
+            Error::Internal {
+                message: format!("{} is not a row of {}", k.name, names.join(" | ")),
+            }
+        })
+    }
+
+    fn lookup<T: Trace>(&self, tid: usize, args: &[Value], trace: &mut T) -> Result<Value, Error> {
+        let t = &self.ir.tables[tid];
+        match &t.kind {
+            TableKind::Matrix { .. } => {
+                let (Some(Value::Enum(r, rn)), Some(Value::Enum(c, cn))) = (args.first(), args.get(1)) else {
+                    return Err(Error::internal("interpreter: matrix lookup without two enum values"));
+                };
+                let v = self.cells[tid]
+                    .get(usize::from(*r))
+                    .and_then(|row| row.get(usize::from(*c)))
+                    .cloned()
+                    .ok_or_else(|| Error::Internal {
+                        message: format!("matrix {} is missing a cell", t.name),
+                    })?;
+                if T::ENABLED {
+                    trace.event(Event::Row {
+                        table: t.name.clone(),
+                        key: format!("{rn}, {cn}"),
+                        row: v.to_string(),
+                        cite: t.cite.clone(),
+                    });
+                }
+                Ok(v)
+            }
+            _ => {
+                let i = int(args.first().unwrap_or(&Value::None))?;
+                let idx = t
+                    .rows
+                    .iter()
+                    .position(|r| r.range.0 <= i && i <= r.range.1)
+                    .ok_or_else(|| Error::Domain {
+                        what: format!("{} is outside table {}", i, t.name),
+                    })?;
+                let v = match &t.result {
+                    Some(_) => self.cells[tid][idx].first().cloned().unwrap_or(Value::None),
+                    None => self.rows[tid][idx].clone(),
+                };
+                if T::ENABLED {
+                    trace.event(Event::Row {
+                        table: t.name.clone(),
+                        key: i.to_string(),
+                        row: format!("{} => {}", t.rows[idx].label, v),
+                        cite: t.cite.clone(),
+                    });
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    fn func<T: Trace>(&self, func: &Func, args: &'static [Expr], f: &mut Frame, trace: &mut T) -> Result<Value, Error> {
+        let mut vs = Vec::with_capacity(args.len() + 1);
+        // `clamp(x, lo, hi)` is generated as `min(max(x, lo), max(lo, hi))`: `lo` is evaluated twice.
+        let order: Vec<usize> = match func {
+            Func::Clamp => vec![0, 1, 1, 2],
+            _ => (0..args.len()).collect(),
+        };
+        for i in order {
+            let a = args.get(i).ok_or_else(|| Error::internal("interpreter: missing argument"))?;
+            vs.push(self.expr(a, f, trace)?);
+        }
+        let first = vs.first().cloned().unwrap_or(Value::None);
+        match func {
+            Func::Floor => Ok(match first {
+                Value::Dec(d) => Value::Int(d.floor()),
+                v => v,
+            }),
+            Func::Ceil => Ok(match first {
+                Value::Dec(d) => Value::Int(d.ceil()),
+                v => v,
+            }),
+            Func::Round => Ok(match first {
+                Value::Dec(d) => Value::Int(d.round_half_up()),
+                v => v,
+            }),
+            Func::Abs => Ok(match first {
+                Value::Dec(d) => Value::Dec(if d < Dec::ZERO { d.checked_neg()? } else { d }),
+                v => Value::Int(int(&v)?.checked_abs().ok_or(Error::Overflow)?),
+            }),
+            Func::Sqrt => Ok(Value::Int(rt::isqrt(int(&first)?)?)),
+            Func::Len => match first {
+                Value::List(xs) => Ok(Value::Int(xs.len() as i64)),
+                _ => Err(Error::internal("interpreter: len of a non-list")),
+            },
+            Func::Min => Ok(vs.into_iter().reduce(|a, b| if b < a { b } else { a }).unwrap_or(Value::None)),
+            Func::Max => Ok(vs.into_iter().reduce(|a, b| if b >= a { b } else { a }).unwrap_or(Value::None)),
+            Func::Clamp => {
+                let mut it = vs.into_iter();
+                let (x, lo, lo2, hi) = (it.next(), it.next(), it.next(), it.next());
+                let (Some(x), Some(lo), Some(lo2), Some(hi)) = (x, lo, lo2, hi) else {
+                    return Err(Error::internal("interpreter: clamp needs three arguments"));
+                };
+                let a = if lo >= x { lo } else { x };
+                let b = if hi >= lo2 { hi } else { lo2 };
+                Ok(if b < a { b } else { a })
+            }
+        }
+    }
+
+    fn agg<T: Trace>(
+        &self,
+        kind: Agg,
+        var: &'static str,
+        l: &'static Expr,
+        body: &'static Expr,
+        f: &mut Frame,
+        trace: &mut T,
+    ) -> Result<Value, Error> {
+        let items = list(self.expr(l, f, trace)?)?;
+        let mark = f.locals.len();
+        let result = self.agg_items(kind, var, items, body, f, trace);
+        f.locals.truncate(mark);
+        result
+    }
+
+    fn agg_items<T: Trace>(
+        &self,
+        kind: Agg,
+        var: &'static str,
+        items: Vec<Value>,
+        body: &'static Expr,
+        f: &mut Frame,
+        trace: &mut T,
+    ) -> Result<Value, Error> {
+        let mark = f.locals.len();
+        let eval = |item: Value, f: &mut Frame, trace: &mut T| -> Result<(Value, Value), Error> {
+            f.locals.truncate(mark);
+            f.locals.push((var, item));
+            let b = self.expr(body, f, trace)?;
+            let item = f.locals.pop().map(|(_, v)| v).unwrap_or(Value::None);
+            Ok((b, item))
+        };
+        let dec = body.ty == Ty::Dec;
+        match kind {
+            Agg::Map => {
+                let mut acc = Vec::with_capacity(items.len());
+                for x in items {
+                    acc.push(eval(x, f, trace)?.0);
+                }
+                Ok(Value::List(acc))
+            }
+            Agg::Filter => {
+                let mut acc = Vec::new();
+                for x in items {
+                    let (b, x) = eval(x, f, trace)?;
+                    if boolean(&b)? {
+                        acc.push(x);
+                    }
+                }
+                Ok(Value::List(acc))
+            }
+            Agg::First => {
+                for x in items {
+                    let (b, x) = eval(x, f, trace)?;
+                    if boolean(&b)? {
+                        return Ok(x);
+                    }
+                }
+                Ok(Value::None)
+            }
+            Agg::Sort | Agg::SortDesc => {
+                let mut keyed = Vec::with_capacity(items.len());
+                for x in items {
+                    keyed.push(eval(x, f, trace)?);
+                }
+                if matches!(kind, Agg::Sort) {
+                    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                } else {
+                    keyed.sort_by(|a, b| b.0.cmp(&a.0));
+                }
+                Ok(Value::List(keyed.into_iter().map(|(_, x)| x).collect()))
+            }
+            Agg::Sum => {
+                if dec {
+                    let mut acc = Dec::ZERO;
+                    for x in items {
+                        acc = acc.checked_add(dec_of(&eval(x, f, trace)?.0)?)?;
+                    }
+                    Ok(Value::Dec(acc))
+                } else {
+                    let mut acc: i64 = 0;
+                    for x in items {
+                        acc = acc.checked_add(int(&eval(x, f, trace)?.0)?).ok_or(Error::Overflow)?;
+                    }
+                    Ok(Value::Int(acc))
+                }
+            }
+            Agg::Count => {
+                let mut acc: i64 = 0;
+                for x in items {
+                    if boolean(&eval(x, f, trace)?.0)? {
+                        acc += 1;
+                    }
+                }
+                Ok(Value::Int(acc))
+            }
+            Agg::Any => {
+                for x in items {
+                    if boolean(&eval(x, f, trace)?.0)? {
+                        return Ok(Value::Bool(true));
+                    }
+                }
+                Ok(Value::Bool(false))
+            }
+            Agg::All => {
+                for x in items {
+                    if !boolean(&eval(x, f, trace)?.0)? {
+                        return Ok(Value::Bool(false));
+                    }
+                }
+                Ok(Value::Bool(true))
+            }
+            Agg::Max | Agg::Min => {
+                let mut acc: Option<Value> = None;
+                for x in items {
+                    let v = eval(x, f, trace)?.0;
+                    let better = match &acc {
+                        None => true,
+                        Some(a) if matches!(kind, Agg::Max) => v > *a,
+                        Some(a) => v < *a,
+                    };
+                    if better {
+                        acc = Some(v);
+                    }
+                }
+                Ok(acc.unwrap_or(if dec { Value::Dec(Dec::ZERO) } else { Value::Int(0) }))
+            }
+        }
+    }
+
+    fn bin<T: Trace>(
+        &self,
+        op: BinOp,
+        a: &'static Expr,
+        b: &'static Expr,
+        e: &'static Expr,
+        f: &mut Frame,
+        trace: &mut T,
+    ) -> Result<Value, Error> {
+        match op {
+            BinOp::And => {
+                if !boolean(&self.expr(a, f, trace)?)? {
+                    return Ok(Value::Bool(false));
+                }
+                Ok(Value::Bool(boolean(&self.expr(b, f, trace)?)?))
+            }
+            BinOp::Or => {
+                if boolean(&self.expr(a, f, trace)?)? {
+                    return Ok(Value::Bool(true));
+                }
+                Ok(Value::Bool(boolean(&self.expr(b, f, trace)?)?))
+            }
+            BinOp::Coalesce => {
+                let x = self.expr(a, f, trace)?;
+                // Generated `x.unwrap_or(y)` / `x.or(y)` on Copy types evaluates `y` first-hand;
+                // other types use a `match`, which evaluates it only when `x` is none.
+                if is_copy(&e.ty) {
+                    let y = self.expr(b, f, trace)?;
+                    Ok(if x == Value::None { y } else { x })
+                } else if x == Value::None {
+                    self.expr(b, f, trace)
+                } else {
+                    Ok(x)
+                }
+            }
+            _ => {
+                let x = self.expr(a, f, trace)?;
+                let y = self.expr(b, f, trace)?;
+                arith(op, x, y)
+            }
+        }
+    }
+}
+
+fn dec_of(v: &Value) -> Result<Dec, Error> {
+    match v {
+        Value::Int(i) => Ok(Dec::from_int(*i)),
+        other => dec(other),
+    }
+}
+
+fn arith(op: BinOp, x: Value, y: Value) -> Result<Value, Error> {
+    match (x, y) {
+        (Value::List(mut xs), Value::List(ys)) if op == BinOp::Add => {
+            xs.extend(ys);
+            Ok(Value::List(xs))
+        }
+        (Value::Dec(a), Value::Dec(b)) => Ok(Value::Dec(match op {
+            BinOp::Add => a.checked_add(b)?,
+            BinOp::Sub => a.checked_sub(b)?,
+            BinOp::Mul => a.checked_mul(b)?,
+            _ => a.checked_div(b)?,
+        })),
+        (Value::Int(a), Value::Int(b)) => Ok(Value::Int(match op {
+            BinOp::Add => a.checked_add(b).ok_or(Error::Overflow)?,
+            BinOp::Sub => a.checked_sub(b).ok_or(Error::Overflow)?,
+            BinOp::Mul => a.checked_mul(b).ok_or(Error::Overflow)?,
+            _ => a.checked_rem_euclid(b).ok_or(Error::DivisionByZero)?,
+        })),
+        (x, y) => Err(Error::internal(format!("interpreter: arithmetic on {x} and {y}"))),
+    }
+}
+
+/// `==` on two keys compares the row, not the name it was given by; everything else is
+/// structural, in the declared order of enums and the numeric order of numbers.
+fn compare(op: CmpOp, x: &Value, y: &Value, tx: &Ty, ty: &Ty) -> bool {
+    if let (Ty::Key(_), Ty::Key(_), Value::Key(a), Value::Key(b)) = (tx, ty, x, y) {
+        let eq = a.table == b.table && a.row == b.row;
+        match op {
+            CmpOp::Eq => return eq,
+            CmpOp::Ne => return !eq,
+            _ => {}
+        }
+    }
+    match op {
+        CmpOp::Eq => x == y,
+        CmpOp::Ne => x != y,
+        CmpOp::Lt => x < y,
+        CmpOp::Le => x <= y,
+        CmpOp::Gt => x > y,
+        CmpOp::Ge => x >= y,
+    }
+}
+
+fn matches_pattern(p: &Pattern, v: &Value) -> bool {
+    match (p, v) {
+        (Pattern::Wild, _) => true,
+        (Pattern::Range(a, b), Value::Int(i)) => a.is_none_or(|a| a <= *i) && b.is_none_or(|b| *i <= b),
+        (Pattern::Variant(_, var), Value::Enum(i, _)) => usize::from(*i) == *var,
+        _ => false,
+    }
+}
+
+/// Bounded int fields of a record are checked when the record is built or updated.
+fn check_field(r: &ir::RecordDef, n: &str, v: &Value) -> Result<(), Error> {
+    if let (Some((_, Ty::Int, Some((lo, hi)))), Value::Int(x)) = (r.fields.iter().find(|(f, _, _)| f == n), v) {
+        if !(*lo..=*hi).contains(x) {
+            return Err(Error::OutOfRange {
+                input: format!("{}.{n}", r.name),
+                value: x.to_string(),
+                min: lo.to_string(),
+                max: hi.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A constant of the rules as the value of type `t` (generated `konst`, then `to_value`).
+pub fn konst(sys: &'static ir::System, c: &'static Const, t: &Ty) -> Value {
+    match (c, t) {
+        (Const::None, Ty::Opt(_)) => Value::None,
+        (c, Ty::Opt(i)) => konst(sys, c, i),
+        (Const::Int(v), Ty::Dec) => Value::Dec(Dec::from_int(*v)),
+        (Const::Int(v), _) => Value::Int(*v),
+        (Const::Dec(n, d), _) => Value::Dec(Dec::raw(*n, *d)),
+        (Const::Bool(b), _) => Value::Bool(*b),
+        (Const::Text(s), _) => Value::Text(s.clone()),
+        (Const::Enum(e, v), _) => Value::Enum(*v as u16, sys.enums[*e].variants[*v].0.as_str()),
+        (Const::Key { table, row, name }, _) => Value::Key(rt::Key {
+            table: *table as u16,
+            row: *row as u16,
+            name: name.as_str(),
+        }),
+        (Const::List(items), Ty::List(i)) => Value::List(items.iter().map(|x| konst(sys, x, i)).collect()),
+        (Const::List(_), _) | (Const::None, Ty::List(_)) => Value::List(Vec::new()),
+        (Const::None, t) => default_of(sys, t),
+    }
+}
+
+/// The zero value of a type (an output nobody set; a record's blank).
+pub fn default_of(sys: &'static ir::System, t: &Ty) -> Value {
+    match t {
+        Ty::Int => Value::Int(0),
+        Ty::Dec => Value::Dec(Dec::ZERO),
+        Ty::Bool => Value::Bool(false),
+        Ty::Text => Value::Text(String::new()),
+        Ty::Enum(e) => Value::Enum(0, sys.enums[*e].variants.first().map(|(v, _)| v.as_str()).unwrap_or("")),
+        Ty::Key(_) => Value::Key(rt::Key {
+            table: 0,
+            row: 0,
+            name: "",
+        }),
+        Ty::Opt(_) => Value::None,
+        Ty::List(_) => Value::List(Vec::new()),
+        Ty::Outcome(r) => Value::Record(
+            sys.resolvers[*r]
+                .outputs
+                .iter()
+                .map(|p| (p.name.as_str(), default_of(sys, &p.ty)))
+                .collect(),
+        ),
+        Ty::Rec(r) => Value::Record(
+            sys.records[*r]
+                .fields
+                .iter()
+                .map(|(f, t, b)| {
+                    let v = match (t, b) {
+                        (Ty::Int, Some((lo, hi))) => Value::Int((*lo).max((*hi).min(0))),
+                        _ => default_of(sys, t),
+                    };
+                    (f.as_str(), v)
+                })
+                .collect(),
+        ),
+        _ => Value::None,
+    }
+}

@@ -1,0 +1,296 @@
+//! The two backends agree: for every resolver of every built-in system, the generated Rust and the
+//! interpreter over the same rules text give the same outcome (or the same error) and the same
+//! trace, event for event, on random valid inputs and seeds; and the same exact odds on a sample.
+//! The worked examples and the `examples/` input files run through both as well.
+//!
+//! `RULEBOOK_DIFF_CASES=N` sets the number of random cases per resolver (default 12 in a debug
+//! build); `cargo test --release --test differential -- --ignored` runs the long search
+//! (10⁵ cases or more). A disagreement prints a shrunk reproducer: the inputs as YAML and the two
+//! commands that show the difference.
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rulebook::runtime::{self as rt, Inputs, Recorder, Value};
+use std::path::Path;
+use std::sync::OnceLock;
+
+fn interpreted() -> &'static [&'static rt::SystemInfo] {
+    static RULES: OnceLock<rulebook::Rules> = OnceLock::new();
+    RULES
+        .get_or_init(|| {
+            rulebook::Rules::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("rules-src")).unwrap_or_else(|e| panic!("rules-src: {e}"))
+        })
+        .systems()
+}
+
+/// The pairs (compiled, interpreted) of every resolver.
+fn pairs() -> Vec<(&'static rt::SystemInfo, &'static rt::ResolverInfo, &'static rt::ResolverInfo)> {
+    let mut out = Vec::new();
+    assert_eq!(rulebook::SYSTEMS.len(), interpreted().len(), "both backends load the same systems");
+    for (cs, is) in rulebook::SYSTEMS.iter().zip(interpreted()) {
+        assert_eq!(cs.name, is.name);
+        assert_eq!(cs.resolvers.len(), is.resolvers.len(), "{}: the same resolvers", cs.name);
+        for (cr, ir) in cs.resolvers.iter().zip(is.resolvers) {
+            assert_eq!(cr.name, ir.name);
+            out.push((*cs, cr, ir));
+        }
+    }
+    out
+}
+
+struct Gen(ChaCha8Rng);
+
+impl Gen {
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.0.next_u64() % n
+        }
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    /// A random value of a registry type: mostly ordinary, sometimes at the edges.
+    fn value(&mut self, ty: &'static rt::Ty) -> Value {
+        match ty {
+            rt::Ty::Bool => Value::Bool(self.chance(50)),
+            rt::Ty::Int { min, max } => {
+                let (lo, hi) = ((*min).max(-20), (*max).min(40));
+                if self.chance(10) && *min > i64::MIN {
+                    Value::Int(*min)
+                } else if self.chance(10) && *max < i64::MAX {
+                    Value::Int(*max)
+                } else if lo <= hi {
+                    Value::Int(lo + self.below((hi - lo) as u64 + 1) as i64)
+                } else {
+                    Value::Int(*min)
+                }
+            }
+            rt::Ty::Dec => Value::Dec(rt::Dec::new(self.below(41) as i64 - 10, 1 + self.below(4) as i64).unwrap_or(rt::Dec::ZERO)),
+            rt::Ty::Text => Value::Text(["", "Alpha", "Krotic", "B Company"][self.below(4) as usize].to_string()),
+            rt::Ty::Enum(e) => {
+                let i = self.below(e.variants.len() as u64) as usize;
+                Value::Enum(i as u16, e.variants[i])
+            }
+            rt::Ty::Key(tables) => {
+                let t = tables[self.below(tables.len() as u64) as usize];
+                if t.keys.is_empty() {
+                    return Value::None;
+                }
+                let row = self.below(t.keys.len() as u64) as usize;
+                Value::Key(rt::Key {
+                    table: t.id,
+                    row: row as u16,
+                    name: t.keys[row],
+                })
+            }
+            rt::Ty::List(inner) => {
+                let n = self.below(5);
+                Value::List((0..n).map(|_| self.value(inner)).collect())
+            }
+            rt::Ty::Opt(inner) => {
+                if self.chance(30) {
+                    Value::None
+                } else {
+                    self.value(inner)
+                }
+            }
+            rt::Ty::Struct(rec) => Value::Record(rec.fields.iter().map(|f| (f.name, self.value(f.ty))).collect()),
+            rt::Ty::Record(_) => Value::None,
+        }
+    }
+
+    fn inputs(&mut self, r: &rt::ResolverInfo) -> Inputs {
+        r.inputs.iter().map(|i| (i.name.to_string(), self.value(i.ty))).collect()
+    }
+}
+
+type Run = (Result<Value, rt::Error>, Vec<rt::Event>);
+
+fn run(r: &rt::ResolverInfo, inputs: &Inputs, seed: u64) -> Run {
+    let mut rec = Recorder::new();
+    let out = r.run_traced(&mut rt::Seeded::new(seed), &mut rec, inputs);
+    (out, rec.events)
+}
+
+fn agree(c: &rt::ResolverInfo, i: &rt::ResolverInfo, inputs: &Inputs, seed: u64) -> bool {
+    run(c, inputs, seed) == run(i, inputs, seed)
+}
+
+/// The smallest set of changes to `inputs` that still disagrees: each input in turn is replaced
+/// by something simpler while the disagreement stays.
+fn shrink(c: &rt::ResolverInfo, i: &rt::ResolverInfo, mut inputs: Inputs, seed: u64) -> Inputs {
+    for info in c.inputs {
+        let Some(current) = inputs.get(info.name).cloned() else { continue };
+        let simpler: Vec<Value> = match &current {
+            Value::List(xs) => (0..xs.len()).map(|k| Value::List(xs[..k].to_vec())).collect(),
+            Value::Int(n) if *n != 0 => vec![Value::Int(0), Value::Int(n.signum())],
+            Value::Bool(true) => vec![Value::Bool(false)],
+            _ => Vec::new(),
+        };
+        for s in simpler {
+            let mut trial = inputs.clone();
+            trial.insert(info.name.to_string(), s);
+            if !agree(c, i, &trial, seed) {
+                inputs = trial;
+                break;
+            }
+        }
+    }
+    inputs
+}
+
+fn report(path: &str, c: &rt::ResolverInfo, i: &rt::ResolverInfo, inputs: Inputs, seed: u64) -> String {
+    let inputs = shrink(c, i, inputs, seed);
+    let yaml = serde_json::to_string_pretty(&serde_json::Value::Object(
+        inputs.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+    ))
+    .unwrap_or_default();
+    let (co, ct) = run(c, &inputs, seed);
+    let (io, it) = run(i, &inputs, seed);
+    let first = ct.iter().zip(&it).position(|(a, b)| a != b).unwrap_or(ct.len().min(it.len()));
+    format!(
+        "backends disagree on {path}, seed {seed}\nsave the inputs as case.yaml:\n{yaml}\nthen compare\n  rulebook roll {path} --input case.yaml --seed {seed}\n  rulebook roll {path} --input case.yaml --seed {seed} --rules rules-src\ncompiled:    {co:?}\ninterpreted: {io:?}\nfirst differing trace event (#{first}):\n  compiled:    {:?}\n  interpreted: {:?}",
+        ct.get(first),
+        it.get(first)
+    )
+}
+
+fn cases_per_resolver(default: u64) -> u64 {
+    std::env::var("RULEBOOK_DIFF_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Runs `per_resolver` random cases of every resolver; returns (cases, cases that resolved
+/// rather than being refused), so a test can tell that the inputs reach the rules' bodies.
+fn random_cases(per_resolver: u64, master_seed: u64) -> (u64, u64) {
+    let mut g = Gen(ChaCha8Rng::seed_from_u64(master_seed));
+    let (mut total, mut resolved) = (0, 0);
+    for (s, c, i) in pairs() {
+        let path = format!("{}.{}", s.name, c.name);
+        for _ in 0..per_resolver {
+            let inputs = g.inputs(c);
+            let seed = g.0.next_u64() % 1000;
+            let (a, b) = (run(c, &inputs, seed), run(i, &inputs, seed));
+            if a != b {
+                panic!("{}", report(&path, c, i, inputs, seed));
+            }
+            total += 1;
+            resolved += u64::from(a.0.is_ok());
+        }
+    }
+    (total, resolved)
+}
+
+#[test]
+fn generated_code_and_interpreter_agree_on_random_inputs() {
+    let per = cases_per_resolver(if cfg!(debug_assertions) { 12 } else { 100 });
+    let (total, resolved) = random_cases(per, 1);
+    assert_eq!(total, per * pairs().len() as u64);
+    // Most random situations must get through input checks and `require`s, or the comparison
+    // would only ever see the same refusal twice.
+    assert!(resolved * 2 > total, "only {resolved} of {total} random cases resolved");
+}
+
+/// The long search: `cargo test --release --test differential -- --ignored` (10⁵ cases or more).
+#[test]
+#[ignore = "long: run with --release -- --ignored"]
+fn generated_code_and_interpreter_agree_on_many_random_inputs() {
+    let per = cases_per_resolver(0).max(100_000u64.div_ceil(pairs().len() as u64));
+    let (total, resolved) = random_cases(per, 2);
+    assert!(total >= 100_000, "only {total} cases ran");
+    eprintln!("{total} random cases agree ({resolved} resolved, the rest refused alike)");
+}
+
+#[test]
+fn exact_odds_agree_on_a_sample() {
+    let mut g = Gen(ChaCha8Rng::seed_from_u64(3));
+    let mut compared = 0;
+    for (s, c, i) in pairs() {
+        for _ in 0..3 {
+            let inputs = g.inputs(c);
+            // Wide trees are refused by both alike; keep the sample quick.
+            let (co, io) = rt::with_leaf_limit(20_000, || (c.odds(&inputs), i.odds(&inputs)));
+            assert_eq!(
+                co.as_ref().map(|d| &d.outcomes),
+                io.as_ref().map(|d| &d.outcomes),
+                "{}.{} odds differ on {inputs:?}",
+                s.name,
+                c.name
+            );
+            if co.is_ok() {
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 40, "only {compared} distributions were computed");
+}
+
+/// Every input file under `examples/` and every worked example under `tests/examples/`.
+#[test]
+fn example_files_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in [
+        "examples",
+        "tests/examples/starleader",
+        "tests/examples/t5",
+        "tests/examples/mercenary",
+    ] {
+        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
+            files.extend(
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "yaml")),
+            );
+        }
+    }
+    files.sort();
+    let mut compared = 0;
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&text) else {
+            continue;
+        };
+        // Worked examples name their resolver and nest the inputs; CLI files are the inputs of
+        // whichever resolvers accept them.
+        let (targets, inputs, dice): (Vec<String>, serde_yaml::Value, Option<Vec<i64>>) = match doc.get("resolver").and_then(|r| r.as_str())
+        {
+            Some(r) => (
+                vec![r.to_string()],
+                doc.get("inputs").cloned().unwrap_or(serde_yaml::Value::Null),
+                doc.get("dice").and_then(|d| serde_yaml::from_value::<Vec<i64>>(d.clone()).ok()),
+            ),
+            None => (
+                pairs().iter().map(|(s, r, _)| format!("{}.{}", s.name, r.name)).collect(),
+                doc,
+                None,
+            ),
+        };
+        for path in targets {
+            let (Ok((_, c)), Ok((_, i))) = (rt::find_resolver(rulebook::SYSTEMS, &path), rt::find_resolver(interpreted(), &path)) else {
+                continue;
+            };
+            let Ok(bound) = rt::bind_inputs(c, &[], Some(&inputs)) else {
+                continue;
+            };
+            let runs = |r: &rt::ResolverInfo| -> Run {
+                let mut rec = Recorder::new();
+                let out = match &dice {
+                    Some(faces) => r.run_traced(&mut rt::Scripted::new(faces.clone()), &mut rec, &bound),
+                    None => r.run_traced(&mut rt::Seeded::new(7), &mut rec, &bound),
+                };
+                (out, rec.events)
+            };
+            let (a, b) = (runs(c), runs(i));
+            assert!(a == b, "{}: {}", f.display(), report(&path, c, i, bound.clone(), 7));
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "only {compared} example files were compared");
+}

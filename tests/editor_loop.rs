@@ -1,0 +1,221 @@
+//! The rules editor's loop with the installed binary alone: `--rules DIR` runs a folder through
+//! the interpreter with the same bytes as the compiled rules; `export` gives a folder to edit;
+//! `diff` shows what an edit does to the odds; broken rules are refused with their diagnostics.
+
+mod common;
+
+use common::rulebook;
+use std::path::PathBuf;
+
+fn text(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// A fresh folder under the target directory (no temp-dir crate needed; each test its own name).
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn every_verb_prints_the_same_bytes_through_the_interpreter() {
+    let cases: &[&[&str]] = &[
+        &["list"],
+        &["list", "starleader"],
+        &["list", "mercenary.battle", "--json"],
+        &[
+            "roll",
+            "starleader.fire",
+            "--set",
+            "weapon=Ghazi 10/7",
+            "--set",
+            "special_results=true",
+            "--seed",
+            "7",
+        ],
+        &[
+            "roll",
+            "starleader.fire",
+            "--set",
+            "weapon=Ghazi 10/7",
+            "--dice",
+            "6,6,6,5,4,3",
+            "--json",
+        ],
+        &["roll", "t5.combat", "--input", "examples/t5-combat-squad.yaml", "--seed", "3"],
+        &[
+            "roll",
+            "mercenary.battle",
+            "--input",
+            "examples/mercenary-combined-arms.yaml",
+            "--seed",
+            "7",
+            "--full",
+        ],
+        &[
+            "odds",
+            "starleader.fire",
+            "--set",
+            "weapon=Ghazi 10/7",
+            "--set",
+            "armor_rating=5",
+            "--set",
+            "heavy_hits=true",
+        ],
+        &["odds", "t5.btsd", "--json"],
+        &["odds", "mercenary.unit_attack", "--json"],
+        &[
+            "sim",
+            "mercenary.battle",
+            "--input",
+            "examples/mercenary-infantry-clash.yaml",
+            "--runs",
+            "200",
+            "--seed",
+            "7",
+            "--threads",
+            "2",
+        ],
+        // Errors too: the same message for the same mistake.
+        &["roll", "starleader.fire", "--set", "weapon=Banana"],
+        &["odds", "starleader.to_hit", "--set", "range_hexes=-4"],
+    ];
+    for args in cases {
+        let compiled = rulebook(args);
+        let mut with_rules = args.to_vec();
+        with_rules.extend(["--rules", "rules-src"]);
+        let interpreted = rulebook(&with_rules);
+        assert_eq!(compiled.status.code(), interpreted.status.code(), "exit code of {args:?}");
+        assert_eq!(text(&compiled), text(&interpreted), "stdout of {args:?}");
+        // stderr too, but for `sim`'s timing line (wall-clock, different on every run).
+        let stderr = |o: &std::process::Output| -> String {
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .filter(|l| !l.contains(" runs in "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(stderr(&compiled), stderr(&interpreted), "stderr of {args:?}");
+        assert!(
+            !text(&compiled).is_empty() || !compiled.stderr.is_empty(),
+            "{args:?} printed nothing"
+        );
+    }
+}
+
+#[test]
+fn export_edit_odds_and_diff_without_a_rebuild() {
+    let dir = scratch("editor-loop");
+    let d = dir.to_string_lossy().to_string();
+    let out = rulebook(&["export", &d]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Exporting again would overwrite the editor's work: refused.
+    let again = rulebook(&["export", &d]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+
+    // The README's edit: the Ghazi 10/7 gets a density of 11.
+    let weapons = dir.join("starleader/weapons.rules");
+    let before = std::fs::read_to_string(&weapons).unwrap();
+    let line = before.lines().find(|l| l.trim_start().starts_with("\"Ghazi 10/7\"")).unwrap();
+    let edited_line = line.replacen("| 10 |", "| 11 |", 1);
+    assert_ne!(line, edited_line, "the row's density cell was not found");
+    std::fs::write(&weapons, before.replacen(line, &edited_line, 1)).unwrap();
+
+    assert!(rulebook(&["check", "--rules", &d]).status.success());
+    let odds = text(&rulebook(&[
+        "odds",
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--rules",
+        &d,
+    ]));
+    assert!(odds.contains("575/1296"), "{odds}");
+
+    let diff = text(&rulebook(&[
+        "diff",
+        "builtin",
+        &d,
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+    ]));
+    for want in [
+        "145/432  33.56%",
+        "575/1296  44.37%",
+        "+10.80 pp",
+        "-10.80 pp",
+        "unchanged: raw_roll",
+    ] {
+        assert!(diff.contains(want), "diff lacks `{want}`:\n{diff}");
+    }
+    let all = text(&rulebook(&["diff", "builtin", &d, "--all"]));
+    assert!(all.contains("starleader.pistols row \"Ghazi 10/7\": density 10 → 11"), "{all}");
+    assert!(all.contains("starleader.to_hit") && all.contains("`result` 10.80% moved"), "{all}");
+    // Unchanged rules move nothing.
+    let same = text(&rulebook(&["diff", "builtin", "rules-src", "--all"]));
+    assert!(same.contains("tables changed (0)") && same.contains("changed (0 of"), "{same}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&rulebook(&["diff", "builtin", &d, "starleader.to_hit", "--set", "weapon=Ghazi 10/7", "--json"]).stdout)
+            .unwrap();
+    let hit = json["fields"]["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["value"] == "hit")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (hit["before"].as_str(), hit["after"].as_str(), hit["change"].as_str()),
+        (Some("145/432"), Some("575/1296"), Some("35/324"))
+    );
+}
+
+#[test]
+fn broken_rules_are_refused_with_their_diagnostics() {
+    let dir = scratch("broken-rules");
+    std::fs::create_dir_all(dir.join("tiny")).unwrap();
+    std::fs::write(
+        dir.join("tiny/a.rules"),
+        "system tiny \"Tiny\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = nope [1]\n}\n",
+    )
+    .unwrap();
+    let d = dir.to_string_lossy().to_string();
+    let out = rulebook(&["odds", "tiny.r", "--rules", &d]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a.rules:4:") && err.contains("nope"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing on stdout when refused");
+    let missing = rulebook(&["list", "--rules", "no/such/folder"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/folder"));
+}
+
+#[test]
+fn the_readme_diagnostic_is_what_check_prints() {
+    // README step 4 shows the diagnostic for a misspelled column; it must not drift from the truth.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let shown = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("error[E0101]"))
+        .expect("README shows a diagnostic");
+    let dir = scratch("readme-diagnostic").join("my-rules");
+    let d = dir.to_string_lossy().to_string();
+    assert!(rulebook(&["export", &d]).status.success());
+    let fire = dir.join("starleader/fire.rules");
+    let text = std::fs::read_to_string(&fire).unwrap();
+    std::fs::write(&fire, text.replacen("weapon.density", "weapon.densty", 1)).unwrap();
+    let out = rulebook(&["check", "--rules", &d]);
+    assert_eq!(out.status.code(), Some(1));
+    let printed = format!("{}{}", text_of(&out.stdout), text_of(&out.stderr));
+    // The folder is shown by its own name, as the README's `my-rules`.
+    assert!(printed.contains(shown), "README shows\n{shown}\nbut check printed\n{printed}");
+    assert!(printed.contains("help: did you mean `density`?"), "{printed}");
+}
+
+fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).to_string()
+}
