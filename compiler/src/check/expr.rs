@@ -40,7 +40,7 @@ impl Checker<'_> {
                 let b = self.expr(ctx, base, None);
                 self.field(b, field, span)
             }
-            K::Call(f, args) => self.call(ctx, f, args, span, hint),
+            K::Call(f, args) => self.call(ctx, f, args, span),
             K::Agg { kind, var, list, body } => self.expr_agg(ctx, *kind, var, list, body, span),
             K::Construct(name, inits) => self.expr_construct(ctx, name, inits, span),
             K::With(base, inits) => self.expr_with(ctx, base, inits, span),
@@ -463,607 +463,120 @@ impl Checker<'_> {
         mk(ExprKind::If(arms, Box::new(oe)), t, iv)
     }
 
-    pub(super) fn name(&mut self, ctx: &mut Ctx, n: &str, span: Span, hint: Option<&Ty>) -> Expr {
-        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
-        // Where an enum is expected and it has a variant of this name, a binding of another type
-        // (a local, input or output called `hit`) does not hide the variant `hit`.
-        let variant_here = match hint.map(strip_opt) {
-            Some(Ty::Enum(e)) => self.enums[e].variants.iter().position(|(v, _)| v == n).map(|i| (e, i)),
-            _ => None,
-        };
-        let fits = |t: &Ty| variant_here.is_none_or(|(e, _)| strip_opt(t) == Ty::Enum(e));
-        if let Some(l) = ctx.lookup(n).cloned() {
-            if fits(&l.ty) {
-                return mk(ExprKind::Local(l.rust), l.ty, l.iv);
-            }
+    /// A binary operator, lowered by the method for its kind.
+    pub(super) fn bin(&mut self, ctx: &mut Ctx, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span, hint: Option<&Ty>) -> Expr {
+        match op {
+            BinOp::And | BinOp::Or => self.bin_logic(ctx, op, l, r, span),
+            BinOp::Coalesce => self.bin_coalesce(ctx, op, l, r, span, hint),
+            _ => self.bin_arith(ctx, op, l, r, span),
         }
-        if ctx.rid != usize::MAX {
-            let r = &self.resolvers[ctx.rid];
-            if let Some(p) = r.inputs.iter().find(|p| p.name == n && !p.is_option && fits(&p.ty)) {
-                let iv = match (p.bounds, &p.ty) {
-                    (Some((lo, hi)), _) => Iv::range(lo, hi),
-                    _ => Iv::UNKNOWN,
-                };
-                return mk(ExprKind::Input(p.name.clone()), p.ty.clone(), iv);
-            }
-            if let Some(p) = r.outputs.iter().find(|p| p.name == n && fits(&p.ty)) {
-                return mk(ExprKind::Output(p.name.clone()), p.ty.clone(), Iv::UNKNOWN);
-            }
-        }
-        if let Some((c, ty, iv)) = self.consts.get(n).cloned() {
-            return mk(ExprKind::Const(c), ty, iv);
-        }
-        // An enum variant, resolved by the type the context expects.
-        let want = hint.map(strip_opt);
-        if let Some(Ty::Enum(e)) = &want {
-            if let Some(i) = self.enums[*e].variants.iter().position(|(v, _)| v == n) {
-                return mk(ExprKind::Const(Const::Enum(*e, i)), Ty::Enum(*e), Iv::UNKNOWN);
-            }
-        }
-        if n == "none" {
-            return mk(ExprKind::Const(Const::None), Ty::NoneLit, Iv::UNKNOWN);
-        }
-        if let Some(Ty::Enum(e)) = &want {
-            let en = self.enums[*e].name.clone();
-            let help = did_you_mean(
-                n,
-                self.enums[*e].variants.iter().map(|(v, _)| v.as_str()).collect::<Vec<_>>(),
-                "variant",
-            );
-            self.err(
-                "E0101",
-                span,
-                format!("`{n}` is not a variant of `{en}`"),
-                "unknown variant",
-                Some(help),
-            );
-            return Self::err_expr(span);
-        }
-        let owners: Vec<usize> = (0..self.enums.len())
-            .filter(|&e| self.enums[e].variants.iter().any(|(v, _)| v == n))
-            .collect();
-        if owners.len() == 1 {
-            let e = owners[0];
-            let i = self.enums[e].variants.iter().position(|(v, _)| v == n).unwrap_or(0);
-            return mk(ExprKind::Const(Const::Enum(e, i)), Ty::Enum(e), Iv::UNKNOWN);
-        }
-        let mut cands: Vec<String> = ctx.scopes.iter().flat_map(|s| s.keys().cloned()).collect();
-        if ctx.rid != usize::MAX {
-            cands.extend(
-                self.resolvers[ctx.rid]
-                    .inputs
-                    .iter()
-                    .filter(|p| !p.is_option)
-                    .map(|p| p.name.clone()),
-            );
-            cands.extend(self.resolvers[ctx.rid].outputs.iter().map(|p| p.name.clone()));
-        }
-        cands.extend(self.consts.keys().cloned());
-        if owners.len() > 1 {
-            let names: Vec<String> = owners.iter().map(|&e| format!("`{}`", self.enums[e].name)).collect();
-            self.err(
-                "E0201",
-                span,
-                format!(
-                    "`{n}` is a variant of several enums ({}) and nothing here says which",
-                    names.join(", ")
-                ),
-                "ambiguous",
-                Some("compare it with a value of the enum you mean".into()),
-            );
-        } else {
-            let help = if self.option_idx.contains_key(n) {
-                format!("`{n}` is an optional rule: write `option {n}`")
-            } else {
-                did_you_mean(n, cands.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "name")
-            };
-            self.err("E0101", span, format!("unknown name `{n}`"), "not defined here", Some(help));
-        }
-        Self::err_expr(span)
     }
 
-    pub(super) fn field(&mut self, b: Expr, field: &ast::Ident, span: Span) -> Expr {
-        let (inner, optional) = match &b.ty {
-            Ty::Opt(t) => ((**t).clone(), true),
-            t => (t.clone(), false),
-        };
-        let wrap = |t: Ty| {
-            if optional && !matches!(t, Ty::Opt(_)) {
-                Ty::Opt(Box::new(t))
-            } else {
-                t
-            }
-        };
-        match inner {
-            Ty::Key(ts) => {
-                let key_col = ts.first().map(|&t| self.tables[t].key_column.clone()).unwrap_or_default();
-                if field.name == key_col || field.name == "name" {
-                    return Expr {
-                        kind: ExprKind::KeyName {
-                            key: Box::new(b),
-                            optional,
-                        },
-                        ty: wrap(Ty::Text),
-                        iv: Iv::UNKNOWN,
-                        span,
-                    };
-                }
-                let mut col_ty: Option<Ty> = None;
-                let mut iv: Option<Iv> = None;
-                for &t in &ts {
-                    let Some(ci) = self.tables[t].columns.iter().position(|(n, _)| *n == field.name) else {
-                        let in_none = ts.iter().all(|&x| !self.tables[x].columns.iter().any(|(n, _)| *n == field.name));
-                        let table = if in_none && ts.len() > 1 {
-                            self.ty_name(&Ty::Key(ts.clone()))
-                        } else {
-                            self.tables[t].name.clone()
-                        };
-                        let help = did_you_mean(
-                            &field.name,
-                            self.tables[t].columns.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-                            "column",
-                        );
-                        self.err(
-                            "E0101",
-                            field.span,
-                            format!("`{table}` has no column `{}`", field.name),
-                            "unknown column",
-                            Some(help),
-                        );
-                        return Self::err_expr(span);
-                    };
-                    let cty = self.tables[t].columns[ci].1.clone();
-                    if let Some(prev) = &col_ty {
-                        if *prev != cty {
-                            let table = self.tables[t].name.clone();
-                            let (a, c) = (self.ty_name(prev), self.ty_name(&cty));
-                            self.err(
-                                "E0201",
-                                field.span,
-                                format!("column `{}` is {a} in one table and {c} in `{table}`", field.name),
-                                "differs across the union",
-                                None,
-                            );
-                            return Self::err_expr(span);
-                        }
-                    }
-                    col_ty = Some(cty);
-                    for row in &self.tables[t].rows {
-                        if let Some(Const::Int(v)) = row.cells.get(ci) {
-                            iv = Some(iv.map_or(Iv::exact(*v), |i| i.join(Iv::exact(*v))));
-                        }
-                    }
-                }
-                let cty = col_ty.unwrap_or(Ty::Error);
-                let iv = if cty == Ty::Int { iv.unwrap_or(Iv::UNKNOWN) } else { Iv::UNKNOWN };
-                Expr {
-                    kind: ExprKind::KeyCol {
-                        key: Box::new(b),
-                        tables: ts,
-                        column: field.name.clone(),
-                        optional,
-                    },
-                    ty: wrap(cty),
-                    iv,
-                    span,
-                }
-            }
-            Ty::Outcome(r) if !optional => match self.resolvers[r].outputs.iter().find(|o| o.name == field.name) {
-                Some(o) => {
-                    let ty = o.ty.clone();
-                    Expr {
-                        kind: ExprKind::Field(Box::new(b), field.name.clone()),
-                        ty,
-                        iv: Iv::UNKNOWN,
-                        span,
-                    }
-                }
-                None => {
-                    let rn = self.resolvers[r].name.clone();
-                    let help = did_you_mean(
-                        &field.name,
-                        self.resolvers[r].outputs.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
-                        "output",
-                    );
-                    self.err(
-                        "E0101",
-                        field.span,
-                        format!("resolver `{rn}` has no output `{}`", field.name),
-                        "unknown output",
-                        Some(help),
-                    );
-                    Self::err_expr(span)
-                }
-            },
-            Ty::Row(t) if !optional => match self.tables[t].columns.iter().position(|(n, _)| *n == field.name) {
-                Some(ci) => {
-                    let ty = self.tables[t].columns[ci].1.clone();
-                    let mut iv: Option<Iv> = None;
-                    for row in &self.tables[t].rows {
-                        if let Some(Const::Int(v)) = row.cells.get(ci) {
-                            iv = Some(iv.map_or(Iv::exact(*v), |i| i.join(Iv::exact(*v))));
-                        }
-                    }
-                    Expr {
-                        kind: ExprKind::Field(Box::new(b), field.name.clone()),
-                        ty,
-                        iv: iv.unwrap_or(Iv::UNKNOWN),
-                        span,
-                    }
-                }
-                None => {
-                    let tn = self.tables[t].name.clone();
-                    let help = did_you_mean(
-                        &field.name,
-                        self.tables[t].columns.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-                        "column",
-                    );
-                    self.err(
-                        "E0101",
-                        field.span,
-                        format!("table `{tn}` has no column `{}`", field.name),
-                        "unknown column",
-                        Some(help),
-                    );
-                    Self::err_expr(span)
-                }
-            },
-            Ty::Rec(r) => match self.records[r].fields.iter().find(|(n, _, _)| *n == field.name) {
-                Some((_, fty, bounds)) => {
-                    let ty = wrap(fty.clone());
-                    let iv = match bounds {
-                        Some((lo, hi)) => Iv::range(*lo, *hi),
-                        None => Iv::UNKNOWN,
-                    };
-                    Expr {
-                        kind: ExprKind::Field(Box::new(b), field.name.clone()),
-                        ty,
-                        iv,
-                        span,
-                    }
-                }
-                None => {
-                    let rn = self.records[r].name.clone();
-                    let help = did_you_mean(
-                        &field.name,
-                        self.records[r].fields.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>(),
-                        "field",
-                    );
-                    self.err(
-                        "E0101",
-                        field.span,
-                        format!("record `{rn}` has no field `{}`", field.name),
-                        "unknown field",
-                        Some(help),
-                    );
-                    Self::err_expr(span)
-                }
-            },
-            Ty::Error => Self::err_expr(span),
+    /// `a and b`, `a or b`.
+    fn bin_logic(&mut self, ctx: &mut Ctx, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        let a = self.expr(ctx, l, Some(&Ty::Bool));
+        let a = self.coerce(a, &Ty::Bool);
+        let b = self.expr(ctx, r, Some(&Ty::Bool));
+        let b = self.coerce(b, &Ty::Bool);
+        mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), Ty::Bool, Iv::UNKNOWN)
+    }
+
+    /// `a ?? b`: the fallback `b` when `a` is none.
+    fn bin_coalesce(&mut self, ctx: &mut Ctx, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span, hint: Option<&Ty>) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        let a = self.expr(ctx, l, hint.map(|h| Ty::Opt(Box::new(h.clone()))).as_ref());
+        let inner = match &a.ty {
+            Ty::Opt(t) => (**t).clone(),
+            Ty::Error => Ty::Error,
             other => {
-                let tn = self.ty_name(&b.ty);
-                let _ = other;
+                let tn = self.ty_name(other);
                 self.err(
                     "E0201",
-                    field.span,
-                    format!("{tn} has no fields"),
-                    format!("`.{}` on {tn}", field.name),
-                    None,
+                    l.span,
+                    format!("`??` gives a fallback for an optional value, but this is {tn}"),
+                    "never none",
+                    Some("remove the `?? ...`".into()),
                 );
-                Self::err_expr(span)
-            }
-        }
-    }
-
-    pub(super) fn call(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span, hint: Option<&Ty>) -> Expr {
-        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
-        let argc = |c: &mut Self, want: usize| -> bool {
-            if args.len() != want {
-                c.err(
-                    "E0202",
-                    span,
-                    format!(
-                        "`{}` takes {want} argument{}, found {}",
-                        f.name,
-                        if want == 1 { "" } else { "s" },
-                        args.len()
-                    ),
-                    "wrong number of arguments",
-                    None,
-                );
-                false
-            } else {
-                true
+                other.clone()
             }
         };
-        match f.name.as_str() {
-            "floor" | "ceil" | "round" => {
-                if !argc(self, 1) {
-                    return Self::err_expr(span);
-                }
-                let x = self.expr(ctx, &args[0], None);
-                if !matches!(x.ty, Ty::Int | Ty::Dec | Ty::Error) {
-                    let tn = self.ty_name(&x.ty);
-                    self.err(
-                        "E0201",
-                        args[0].span,
-                        format!("`{}` rounds a number, found {tn}", f.name),
-                        "not a number",
-                        None,
-                    );
-                }
-                let func = match f.name.as_str() {
-                    "floor" => Func::Floor,
-                    "ceil" => Func::Ceil,
-                    _ => Func::Round,
-                };
-                let iv = x.iv;
-                mk(ExprKind::Func(func, vec![x]), Ty::Int, iv)
-            }
-            "abs" => {
-                if !argc(self, 1) {
-                    return Self::err_expr(span);
-                }
-                let x = self.expr(ctx, &args[0], None);
-                let iv = Iv {
-                    lo: if x.iv.lo <= 0 && x.iv.hi >= 0 {
-                        0
-                    } else {
-                        x.iv.lo.abs().min(x.iv.hi.abs())
-                    },
-                    hi: x.iv.lo.abs().max(x.iv.hi.abs()),
-                    known: x.iv.known,
-                };
-                let ty = x.ty.clone();
-                mk(ExprKind::Func(Func::Abs, vec![x]), ty, iv)
-            }
-            "sqrt" => {
-                if !argc(self, 1) {
-                    return Self::err_expr(span);
-                }
-                let x = self.expr(ctx, &args[0], Some(&Ty::Int));
-                let x = self.coerce(x, &Ty::Int);
-                let hi = if x.iv.known { isqrt_i128(x.iv.hi.max(0)) } else { i64::MAX as i128 };
-                mk(ExprKind::Func(Func::Sqrt, vec![x]), Ty::Int, Iv { lo: 0, hi, known: true })
-            }
-            "len" => {
-                if !argc(self, 1) {
-                    return Self::err_expr(span);
-                }
-                let x = self.expr(ctx, &args[0], None);
-                if !matches!(x.ty, Ty::List(_) | Ty::EmptyList | Ty::Error) {
-                    let tn = self.ty_name(&x.ty);
-                    self.err(
-                        "E0201",
-                        args[0].span,
-                        format!("`len` counts a list, found {tn}"),
-                        "not a list",
-                        None,
-                    );
-                }
-                mk(ExprKind::Func(Func::Len, vec![x]), Ty::Int, Iv::range(0, u32::MAX as i64))
-            }
-            "min" | "max" | "clamp" => {
-                let want = if f.name == "clamp" { Some(3) } else { None };
-                if let Some(w) = want {
-                    if !argc(self, w) {
-                        return Self::err_expr(span);
-                    }
-                } else if args.len() < 2 {
-                    self.err(
-                        "E0202",
-                        span,
-                        format!("`{}` needs at least two numbers", f.name),
-                        "too few arguments",
-                        Some(format!("for a list, write `{}(x in list: x.value)`", f.name)),
-                    );
-                    return Self::err_expr(span);
-                }
-                let xs: Vec<Expr> = args.iter().map(|a| self.expr(ctx, a, None)).collect();
-                let mut ty = Ty::Int;
-                for x in &xs {
-                    ty = self.numeric_join(&ty, &x.ty, x.span);
-                }
-                let ivs: Vec<Iv> = xs.iter().map(|x| x.iv).collect();
-                let known = ivs.iter().all(|i| i.known);
-                let iv = match f.name.as_str() {
-                    "min" => Iv {
-                        lo: ivs.iter().map(|i| i.lo).min().unwrap_or(0),
-                        hi: ivs.iter().map(|i| i.hi).min().unwrap_or(0),
-                        known,
-                    },
-                    "max" => Iv {
-                        lo: ivs.iter().map(|i| i.lo).max().unwrap_or(0),
-                        hi: ivs.iter().map(|i| i.hi).max().unwrap_or(0),
-                        known,
-                    },
-                    _ => {
-                        let (x, lo, hi) = (ivs[0], ivs[1], ivs[2]);
-                        Iv {
-                            lo: x.lo.max(lo.lo).min(hi.hi),
-                            hi: x.hi.min(hi.hi).max(lo.lo),
-                            known: lo.known && hi.known,
-                        }
-                    }
-                };
-                let xs = xs.into_iter().map(|x| self.coerce(x, &ty)).collect();
-                let func = match f.name.as_str() {
-                    "min" => Func::Min,
-                    "max" => Func::Max,
-                    _ => Func::Clamp,
-                };
-                mk(ExprKind::Func(func, xs), ty, iv)
-            }
-            name => {
-                let Some(&tid) = self.table_idx.get(name) else {
-                    let mut cands: Vec<String> = ["floor", "ceil", "round", "abs", "min", "max", "clamp", "len", "sqrt"]
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect();
-                    cands.extend(self.tables.iter().map(|t| t.name.clone()));
-                    let help = did_you_mean(name, cands.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "function or table");
-                    let extra = if self.resolver_idx.contains_key(name) {
-                        format!("; `{name}` is a resolver: call it with `call x = {name}(input: value, ...)`")
-                    } else {
-                        String::new()
-                    };
-                    self.err(
-                        "E0101",
-                        f.span,
-                        format!("unknown function or table `{name}`"),
-                        "not defined",
-                        Some(format!("{help}{extra}")),
-                    );
-                    return Self::err_expr(span);
-                };
-                self.tables[tid].used = true;
-                let _ = hint;
-                match self.tables[tid].kind.clone() {
-                    TableKind::Keyed => {
-                        if !argc(self, 1) {
-                            return Self::err_expr(span);
-                        }
-                        let kt = Ty::Key(vec![tid]);
-                        let x = self.expr(ctx, &args[0], Some(&kt));
-                        let x = self.coerce(x, &kt);
-                        let xspan = x.span;
-                        Expr { span: xspan, ..x }
-                    }
-                    TableKind::Range { lo, hi } => {
-                        if !argc(self, 1) {
-                            return Self::err_expr(span);
-                        }
-                        let x = self.expr(ctx, &args[0], Some(&Ty::Int));
-                        let x = self.coerce(x, &Ty::Int);
-                        self.check_index(name, &x, args[0].span, lo, hi);
-                        let (ty, iv) = self.lookup_result(tid);
-                        mk(ExprKind::Lookup { table: tid, args: vec![x] }, ty, iv)
-                    }
-                    TableKind::Matrix { row_enum, col_enum } => {
-                        if !argc(self, 2) {
-                            return Self::err_expr(span);
-                        }
-                        let a = self.expr(ctx, &args[0], Some(&Ty::Enum(row_enum)));
-                        let a = self.coerce(a, &Ty::Enum(row_enum));
-                        let b = self.expr(ctx, &args[1], Some(&Ty::Enum(col_enum)));
-                        let b = self.coerce(b, &Ty::Enum(col_enum));
-                        let (ty, iv) = self.lookup_result(tid);
-                        mk(
-                            ExprKind::Lookup {
-                                table: tid,
-                                args: vec![a, b],
-                            },
-                            ty,
-                            iv,
-                        )
-                    }
-                }
-            }
+        let b = self.expr(ctx, r, Some(&inner));
+        // `a ?? b` with `b` optional too is still optional: the first of them that is set.
+        if let Ty::Opt(_) = b.ty {
+            let t = a.ty.clone();
+            let b = self.coerce(b, &t);
+            return mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), t, Iv::UNKNOWN);
         }
+        let ty = if inner == Ty::Int && b.ty == Ty::Dec {
+            Ty::Dec
+        } else {
+            inner.clone()
+        };
+        let b = self.coerce(b, &ty);
+        let iv = a.iv.join(b.iv);
+        let a = if ty == Ty::Dec && inner == Ty::Int {
+            self.coerce(a, &Ty::Opt(Box::new(Ty::Int)))
+        } else {
+            a
+        };
+        mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), ty, iv)
     }
 
-    pub(super) fn bin(&mut self, ctx: &mut Ctx, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span, hint: Option<&Ty>) -> Expr {
+    /// `+ - * / %` on numbers (and `+` on lists), with the interval of the result.
+    fn bin_arith(&mut self, ctx: &mut Ctx, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
-        match op {
-            BinOp::And | BinOp::Or => {
-                let a = self.expr(ctx, l, Some(&Ty::Bool));
-                let a = self.coerce(a, &Ty::Bool);
-                let b = self.expr(ctx, r, Some(&Ty::Bool));
-                let b = self.coerce(b, &Ty::Bool);
-                mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), Ty::Bool, Iv::UNKNOWN)
-            }
-            BinOp::Coalesce => {
-                let a = self.expr(ctx, l, hint.map(|h| Ty::Opt(Box::new(h.clone()))).as_ref());
-                let inner = match &a.ty {
-                    Ty::Opt(t) => (**t).clone(),
-                    Ty::Error => Ty::Error,
-                    other => {
-                        let tn = self.ty_name(other);
-                        self.err(
-                            "E0201",
-                            l.span,
-                            format!("`??` gives a fallback for an optional value, but this is {tn}"),
-                            "never none",
-                            Some("remove the `?? ...`".into()),
-                        );
-                        other.clone()
-                    }
-                };
-                let b = self.expr(ctx, r, Some(&inner));
-                // `a ?? b` with `b` optional too is still optional: the first of them that is set.
-                if let Ty::Opt(_) = b.ty {
-                    let t = a.ty.clone();
-                    let b = self.coerce(b, &t);
-                    return mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), t, Iv::UNKNOWN);
-                }
-                let ty = if inner == Ty::Int && b.ty == Ty::Dec {
-                    Ty::Dec
-                } else {
-                    inner.clone()
-                };
-                let b = self.coerce(b, &ty);
-                let iv = a.iv.join(b.iv);
-                let a = if ty == Ty::Dec && inner == Ty::Int {
-                    self.coerce(a, &Ty::Opt(Box::new(Ty::Int)))
-                } else {
-                    a
-                };
-                mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), ty, iv)
-            }
-            _ => {
-                let a = self.expr(ctx, l, None);
-                let b = self.expr(ctx, r, if matches!(a.ty, Ty::List(_)) { Some(&a.ty) } else { None });
-                // Lists join with `+`: `noted + [hit]`.
-                if op == BinOp::Add && matches!((&a.ty, &b.ty), (Ty::List(_) | Ty::EmptyList, Ty::List(_) | Ty::EmptyList)) {
-                    let t = if matches!(a.ty, Ty::List(_)) { a.ty.clone() } else { b.ty.clone() };
-                    let a = self.coerce(a, &t);
-                    let b = self.coerce(b, &t);
-                    return mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), t, Iv::UNKNOWN);
-                }
-                for x in [&a, &b] {
-                    if matches!(x.ty, Ty::Opt(_)) {
-                        let tn = self.ty_name(&x.ty);
-                        self.err(
-                            "E0201",
-                            x.span,
-                            format!("this value is {tn}, which may be none"),
-                            "may be none",
-                            Some("give a fallback: `(x ?? 0)`".into()),
-                        );
-                        return Self::err_expr(span);
-                    }
-                }
-                let mut ty = self.numeric_join(&a.ty, &b.ty, span);
-                if op == BinOp::Div && ty == Ty::Int {
-                    ty = Ty::Dec;
-                }
-                if op == BinOp::Rem && ty != Ty::Int && ty != Ty::Error {
-                    self.err("E0201", span, "`%` takes whole numbers", "not whole numbers", None);
-                }
-                self.check_div_zero(op, &b);
-                let iv = match op {
-                    BinOp::Add => add_iv(a.iv, b.iv),
-                    BinOp::Sub => add_iv(
-                        a.iv,
-                        Iv {
-                            lo: -b.iv.hi,
-                            hi: -b.iv.lo,
-                            known: b.iv.known,
-                        },
-                    ),
-                    BinOp::Mul => mul_iv(a.iv, b.iv),
-                    BinOp::Div => div_iv(a.iv, b.iv),
-                    _ => Iv {
-                        lo: -(b.iv.lo.abs().max(b.iv.hi.abs())),
-                        hi: b.iv.lo.abs().max(b.iv.hi.abs()),
-                        known: b.iv.known,
-                    },
-                };
-                self.check_iv(iv, span);
-                let (a, b) = if ty == Ty::Dec { (to_dec(a), to_dec(b)) } else { (a, b) };
-                mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), ty, iv)
+        let a = self.expr(ctx, l, None);
+        let b = self.expr(ctx, r, if matches!(a.ty, Ty::List(_)) { Some(&a.ty) } else { None });
+        // Lists join with `+`: `noted + [hit]`.
+        if op == BinOp::Add && matches!((&a.ty, &b.ty), (Ty::List(_) | Ty::EmptyList, Ty::List(_) | Ty::EmptyList)) {
+            let t = if matches!(a.ty, Ty::List(_)) { a.ty.clone() } else { b.ty.clone() };
+            let a = self.coerce(a, &t);
+            let b = self.coerce(b, &t);
+            return mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), t, Iv::UNKNOWN);
+        }
+        for x in [&a, &b] {
+            if matches!(x.ty, Ty::Opt(_)) {
+                let tn = self.ty_name(&x.ty);
+                self.err(
+                    "E0201",
+                    x.span,
+                    format!("this value is {tn}, which may be none"),
+                    "may be none",
+                    Some("give a fallback: `(x ?? 0)`".into()),
+                );
+                return Self::err_expr(span);
             }
         }
+        let mut ty = self.numeric_join(&a.ty, &b.ty, span);
+        if op == BinOp::Div && ty == Ty::Int {
+            ty = Ty::Dec;
+        }
+        if op == BinOp::Rem && ty != Ty::Int && ty != Ty::Error {
+            self.err("E0201", span, "`%` takes whole numbers", "not whole numbers", None);
+        }
+        self.check_div_zero(op, &b);
+        let iv = match op {
+            BinOp::Add => add_iv(a.iv, b.iv),
+            BinOp::Sub => add_iv(
+                a.iv,
+                Iv {
+                    lo: -b.iv.hi,
+                    hi: -b.iv.lo,
+                    known: b.iv.known,
+                },
+            ),
+            BinOp::Mul => mul_iv(a.iv, b.iv),
+            BinOp::Div => div_iv(a.iv, b.iv),
+            _ => Iv {
+                lo: -(b.iv.lo.abs().max(b.iv.hi.abs())),
+                hi: b.iv.lo.abs().max(b.iv.hi.abs()),
+                known: b.iv.known,
+            },
+        };
+        self.check_iv(iv, span);
+        let (a, b) = if ty == Ty::Dec { (to_dec(a), to_dec(b)) } else { (a, b) };
+        mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), ty, iv)
     }
 }
 

@@ -7,7 +7,9 @@
 //! `stmt` and `expr` (resolver bodies), with `bounds` (integer intervals) and `dice` used by all.
 //! `ctx` holds the shared `Checker` state.
 
+mod access;
 mod bounds;
+mod calls;
 mod ctx;
 mod dice;
 mod expr;
