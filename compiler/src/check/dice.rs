@@ -11,10 +11,63 @@ use crate::ast;
 use crate::ir::*;
 
 /// A table's `by` dice: their distribution (when computable) and the range of values.
-type DiceDomain = (Option<Vec<(i64, u64)>>, i64, i64);
+pub(super) type DiceDomain = (Option<Vec<(i64, u64)>>, i64, i64);
+
+/// The values that are rolled again, both ends included.
+type Reroll = Option<(i64, i64)>;
 
 impl Checker<'_> {
     pub(super) fn dice(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr) -> Option<Dice> {
+        let count = self.dice_count(ctx, d);
+        if !(2..=1000).contains(&d.sides) {
+            self.err(
+                "E0403",
+                d.span,
+                format!("dice with {} sides", d.sides),
+                "bad die",
+                Some("dice have 2 to 1000 sides".into()),
+            );
+            return None;
+        }
+        let lit_count = if let ExprKind::Const(Const::Int(n)) = count.kind {
+            Some(n)
+        } else {
+            None
+        };
+        let (read, zero, reroll) = self.dice_mods(ctx, d, lit_count)?;
+        if d.sides == 100 && lit_count == Some(1) && matches!(read, Read::Sum) {
+            // d100 is read as two decimal dice, tens and units, "00" = 100.
+            return Some(Dice {
+                count: Box::new(Expr {
+                    kind: ExprKind::Const(Const::Int(2)),
+                    ty: Ty::Int,
+                    iv: Iv::exact(2),
+                    span: d.span,
+                }),
+                sides: 10,
+                zero_based: true,
+                read: Read::Percentile,
+                reroll,
+                notation: "d100".into(),
+            });
+        }
+        let notation = self.text_of(d.span);
+        let dice = Dice {
+            count: Box::new(count),
+            sides: d.sides,
+            zero_based: zero,
+            read,
+            reroll,
+            notation,
+        };
+        if !self.reroll_leaves_a_result(d, &dice, lit_count) {
+            return None;
+        }
+        Some(dice)
+    }
+
+    /// The number of dice, E0403 when it can leave 0..1000.
+    fn dice_count(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr) -> Expr {
         let count = match &d.count {
             ast::DiceCount::Lit(n) => Expr {
                 kind: ExprKind::Const(Const::Int(*n)),
@@ -36,24 +89,15 @@ impl Checker<'_> {
                 Some("clamp the count, e.g. `(clamp(n, 0, 10))d6`".into()),
             );
         }
-        if !(2..=1000).contains(&d.sides) {
-            self.err(
-                "E0403",
-                d.span,
-                format!("dice with {} sides", d.sides),
-                "bad die",
-                Some("dice have 2 to 1000 sides".into()),
-            );
-            return None;
-        }
+        count
+    }
+
+    /// How the dice are read (keep/drop, flux, per-die modifier), whether they count from zero,
+    /// and the reroll range; `None` after an E0403.
+    fn dice_mods(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr, lit_count: Option<i64>) -> Option<(Read, bool, Reroll)> {
         let mut read = Read::Sum;
         let mut zero = false;
         let mut reroll = None;
-        let lit_count = if let ExprKind::Const(Const::Int(n)) = count.kind {
-            Some(n)
-        } else {
-            None
-        };
         for m in &d.mods {
             match m {
                 ast::DiceMod::Keep { highest, n } | ast::DiceMod::Drop { highest, n } => {
@@ -113,33 +157,13 @@ impl Checker<'_> {
                 ast::DiceMod::Reroll(a, b) => reroll = Some((a.unwrap_or(i64::MIN), b.unwrap_or(i64::MAX))),
             }
         }
-        if d.sides == 100 && lit_count == Some(1) && matches!(read, Read::Sum) {
-            // d100 is read as two decimal dice, tens and units, "00" = 100.
-            return Some(Dice {
-                count: Box::new(Expr {
-                    kind: ExprKind::Const(Const::Int(2)),
-                    ty: Ty::Int,
-                    iv: Iv::exact(2),
-                    span: d.span,
-                }),
-                sides: 10,
-                zero_based: true,
-                read: Read::Percentile,
-                reroll,
-                notation: "d100".into(),
-            });
-        }
-        let notation = self.text_of(d.span);
-        let dice = Dice {
-            count: Box::new(count),
-            sides: d.sides,
-            zero_based: zero,
-            read,
-            reroll,
-            notation,
-        };
+        Some((read, zero, reroll))
+    }
+
+    /// E0403 when a reroll range covers every value the dice can show.
+    fn reroll_leaves_a_result(&mut self, d: &ast::DiceExpr, dice: &Dice, lit_count: Option<i64>) -> bool {
         if let (Some(c), Some((a, b))) = (lit_count, dice.reroll) {
-            if let Some(spec) = runtime_spec(&dice, c) {
+            if let Some(spec) = runtime_spec(dice, c) {
                 let dist = spec.distribution().unwrap_or_default();
                 {
                     if dist.is_empty() {
@@ -150,12 +174,12 @@ impl Checker<'_> {
                             "always rerolled",
                             None,
                         );
-                        return None;
+                        return false;
                     }
                 }
             }
         }
-        Some(dice)
+        true
     }
 
     /// Dice with literal parameters: their distribution (for gap probabilities) and range.

@@ -517,7 +517,7 @@ impl<'a> Checker<'a> {
 
     /// `repeat up to N { ... }`.
     fn stmt_repeat(&mut self, ctx: &mut Ctx, span: Span, times: i64, body: &[ast::Stmt]) -> Stmt {
-        if times < 1 || times > 100_000 {
+        if !(1..=100_000).contains(&times) {
             self.err(
                 "E0203",
                 span,
@@ -529,7 +529,7 @@ impl<'a> Checker<'a> {
         ctx.loops += 1;
         let b = self.block(ctx, body);
         ctx.loops -= 1;
-        Stmt::Repeat { times: times, body: b }
+        Stmt::Repeat { times, body: b }
     }
 
     /// `for x in list { ... }`.

@@ -9,6 +9,7 @@
 
 use super::bounds::range_label;
 use super::ctx::Checker;
+use super::dice::DiceDomain;
 use super::names::rust_ident_ok;
 use super::normalize_key;
 use crate::ast::{self, CellKind, Span};
@@ -325,26 +326,8 @@ impl Checker<'_> {
         result: Option<&ast::TypeExpr>,
         cols: &[(String, Ty)],
     ) {
-        let (lo, hi, dist) = match index {
-            ast::ByIndex::Dice(d) => match self.static_dice(d) {
-                Some((spec, lo, hi)) => (lo, hi, spec),
-                None => return,
-            },
-            ast::ByIndex::Type(a) => {
-                let (ty, b) = self.type_atom(a);
-                if ty != Ty::Int {
-                    self.err(
-                        "E0201",
-                        a.name.span,
-                        "a range table is indexed `by` dice or `int lo..hi`",
-                        "not an int",
-                        None,
-                    );
-                    return;
-                }
-                let (lo, hi) = b.unwrap_or((i64::MIN, i64::MAX));
-                (lo, hi, None)
-            }
+        let Some((dist, lo, hi)) = self.range_index(index) else {
+            return;
         };
         let result_ty = result.map(|r| self.type_expr(r).0);
         if result_ty.is_some() && !cols.is_empty() {
@@ -369,6 +352,42 @@ impl Checker<'_> {
         }
         self.tables[tid].kind = TableKind::Range { lo, hi };
         self.tables[tid].result = result_ty.clone();
+        let (rows, spans) = self.range_rows(t, (lo, hi), result_ty.as_ref(), cols);
+        self.range_overlaps(&rows, &spans);
+        self.range_gaps(t, &rows, (lo, hi), dist.as_deref());
+        self.tables[tid].rows = rows;
+    }
+
+    /// The index of a range table: its range of values, and their distribution when it is a roll.
+    fn range_index(&mut self, index: &ast::ByIndex) -> Option<DiceDomain> {
+        match index {
+            ast::ByIndex::Dice(d) => self.static_dice(d),
+            ast::ByIndex::Type(a) => {
+                let (ty, b) = self.type_atom(a);
+                if ty != Ty::Int {
+                    self.err(
+                        "E0201",
+                        a.name.span,
+                        "a range table is indexed `by` dice or `int lo..hi`",
+                        "not an int",
+                        None,
+                    );
+                    return None;
+                }
+                let (lo, hi) = b.unwrap_or((i64::MIN, i64::MAX));
+                Some((None, lo, hi))
+            }
+        }
+    }
+
+    /// The rows of a range table with the span of each head; a row outside `lo..hi` is W0002.
+    fn range_rows(
+        &mut self,
+        t: &ast::TableDecl,
+        (lo, hi): (i64, i64),
+        result_ty: Option<&Ty>,
+        cols: &[(String, Ty)],
+    ) -> (Vec<RowDef>, Vec<Span>) {
         let mut rows: Vec<RowDef> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
         for row in &t.rows {
@@ -395,7 +414,7 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            let cells = match &result_ty {
+            let cells = match result_ty {
                 Some(rt) => {
                     if !row.arrow || row.cells.len() != 1 {
                         self.err(
@@ -431,7 +450,11 @@ impl Checker<'_> {
             });
             spans.push(row.head_span);
         }
-        // Overlaps between rows, with the values involved.
+        (rows, spans)
+    }
+
+    /// E0302: rows that overlap, with the values involved.
+    fn range_overlaps(&mut self, rows: &[RowDef], spans: &[Span]) {
         for i in 0..rows.len() {
             for j in 0..i {
                 let (a, b) = (rows[i].range, rows[j].range);
@@ -453,7 +476,11 @@ impl Checker<'_> {
                 }
             }
         }
-        // Gaps inside the index range, with their probability when the index is a roll.
+    }
+
+    /// E0301: values of the index range no row covers, with their probability when the index is
+    /// a roll.
+    fn range_gaps(&mut self, t: &ast::TableDecl, rows: &[RowDef], (lo, hi): (i64, i64), dist: Option<&[(i64, u64)]>) {
         let mut sorted: Vec<(i64, i64)> = rows.iter().map(|r| r.range).collect();
         sorted.sort();
         let mut gaps = Vec::new();
@@ -494,7 +521,6 @@ impl Checker<'_> {
                 )),
             );
         }
-        self.tables[tid].rows = rows;
     }
 
     pub(super) fn matrix_table(
@@ -534,6 +560,18 @@ impl Checker<'_> {
             return;
         };
         let cvars: Vec<String> = self.enums[ce].variants.iter().map(|(n, _)| n.clone()).collect();
+        let Some(col_pos) = self.matrix_columns(t, header, ce, &cvars) else {
+            return;
+        };
+        let grid = self.matrix_grid(t, re, ce, header, &col_pos, &res);
+        let rvars: Vec<String> = self.enums[re].variants.iter().map(|(n, _)| n.clone()).collect();
+        let rows = self.matrix_rows(t, grid, &rvars, cvars.len());
+        self.tables[tid].rows = rows;
+    }
+
+    /// The column of each header label (E0101 for a label that is no variant), and E0303 for
+    /// every variant of the column enum that has no column.
+    fn matrix_columns(&mut self, t: &ast::TableDecl, header: &[ast::Ident], ce: usize, cvars: &[String]) -> Option<Vec<usize>> {
         let mut col_pos = Vec::new();
         for h in header {
             match cvars.iter().position(|v| *v == h.name) {
@@ -548,7 +586,7 @@ impl Checker<'_> {
                         "unknown column",
                         Some(help),
                     );
-                    return;
+                    return None;
                 }
             }
         }
@@ -563,6 +601,21 @@ impl Checker<'_> {
                 );
             }
         }
+        Some(col_pos)
+    }
+
+    /// The cells of each row of the row enum, in the column enum's order (`None` for a row the
+    /// matrix lacks).
+    fn matrix_grid(
+        &mut self,
+        t: &ast::TableDecl,
+        re: usize,
+        ce: usize,
+        header: &[ast::Ident],
+        col_pos: &[usize],
+        res: &Ty,
+    ) -> Vec<Option<Vec<Const>>> {
+        let cvars: Vec<String> = self.enums[ce].variants.iter().map(|(n, _)| n.clone()).collect();
         let rvars: Vec<String> = self.enums[re].variants.iter().map(|(n, _)| n.clone()).collect();
         let none_ok = matches!(res, Ty::Opt(_));
         let mut grid: Vec<Option<Vec<Const>>> = vec![None; rvars.len()];
@@ -602,9 +655,9 @@ impl Checker<'_> {
                 continue;
             }
             let mut cells = vec![Const::None; cvars.len()];
-            for (c, &pos) in row.cells.iter().zip(&col_pos) {
+            for (c, &pos) in row.cells.iter().zip(col_pos) {
                 if matches!(c.kind, CellKind::None) && !none_ok {
-                    let rn = self.ty_name(&res);
+                    let rn = self.ty_name(res);
                     self.err(
                         "E0303",
                         c.span,
@@ -614,7 +667,7 @@ impl Checker<'_> {
                     );
                     continue;
                 }
-                cells[pos] = self.cell_const(c, &res);
+                cells[pos] = self.cell_const(c, res);
             }
             if grid[ri].is_some() {
                 self.err(
@@ -627,6 +680,11 @@ impl Checker<'_> {
             }
             grid[ri] = Some(cells);
         }
+        grid
+    }
+
+    /// One row per variant of the row enum; E0303 for each the matrix lacks.
+    fn matrix_rows(&mut self, t: &ast::TableDecl, grid: Vec<Option<Vec<Const>>>, rvars: &[String], ncols: usize) -> Vec<RowDef> {
         let mut rows = Vec::new();
         for (i, g) in grid.into_iter().enumerate() {
             match g {
@@ -646,12 +704,12 @@ impl Checker<'_> {
                     rows.push(RowDef {
                         label: rvars[i].clone(),
                         range: (i as i64, i as i64),
-                        cells: vec![Const::None; cvars.len()],
+                        cells: vec![Const::None; ncols],
                     });
                 }
             }
         }
-        self.tables[tid].rows = rows;
+        rows
     }
 
     pub(super) fn lookup_result(&self, tid: usize) -> (Ty, Iv) {
