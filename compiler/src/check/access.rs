@@ -336,3 +336,37 @@ fn wrap_opt(optional: bool, t: Ty) -> Ty {
         t
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only};
+
+    #[test]
+    fn an_unknown_name_suggests_the_nearest_in_scope() {
+        let src = "resolver r \"R\" [1] {\n  in target_size: int 0..5\n  out x: int\n  set x = targt_size\n}\n";
+        let (msg, help) = only(src, "E0101");
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            ("unknown name `targt_size`", "did you mean `target_size`?")
+        );
+    }
+
+    #[test]
+    fn variants_resolve_by_the_expected_type() {
+        let enums = "enum e \"E\" [1] { a, b }\nenum f \"F\" [1] { b, c }\n";
+        check_codes(&format!("{enums}resolver r \"R\" [1] {{\n  out x: e\n  set x = b\n}}\n"), &[]);
+        check_codes(
+            &format!("{enums}resolver r \"R\" [1] {{\n  out x: bool\n  set x = b == b\n}}\n"),
+            &["E0201", "E0201"],
+        );
+    }
+
+    #[test]
+    fn fields_of_records_and_keys() {
+        let src = |field: &str| {
+            format!("record p \"P\" [1] {{ a: int, b: bool }}\nresolver r \"R\" [1] {{\n  in v: p\n  out x: int\n  set x = v.{field}\n}}\n")
+        };
+        check_codes(&src("a"), &[]);
+        assert_eq!(only(&src("c"), "E0101").0, "record `p` has no field `c`");
+    }
+}

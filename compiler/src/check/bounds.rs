@@ -224,3 +224,64 @@ pub fn range_label(lo: i64, hi: i64) -> String {
         (l, h) => format!("{l}..{h}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only};
+    use super::*;
+
+    #[test]
+    fn interval_arithmetic() {
+        let iv = |lo, hi| Iv::range(lo, hi);
+        let pair = |i: Iv| (i.lo, i.hi);
+        assert_eq!(pair(add_iv(iv(-2, 3), iv(1, 4))), (-1, 7));
+        assert_eq!(pair(mul_iv(iv(-2, 3), iv(-4, 5))), (-12, 15));
+        assert_eq!(pair(div_iv(iv(1, 7), iv(2, 3))), (0, 4));
+        assert_eq!(pair(div_iv(iv(1, 7), iv(-1, 1))), (-7, 7));
+        assert_eq!((div_floor_i128(-7, 2), div_ceil_i128(-7, 2)), (-4, -3));
+        assert_eq!((isqrt_i128(15), isqrt_i128(16)), (3, 4));
+        assert!(!add_iv(iv(0, 1), Iv::UNKNOWN).known);
+    }
+
+    #[test]
+    fn range_labels() {
+        assert_eq!(range_label(3, 4), "3..4");
+        assert_eq!(range_label(5, 5), "5");
+        assert_eq!(range_label(i64::MIN, 2), "..2");
+        assert_eq!(range_label(7, i64::MAX), "7..");
+        assert_eq!(range_label(i64::MIN, i64::MAX), "any value");
+    }
+
+    #[test]
+    fn overflow_is_proved_impossible_or_reported() {
+        let product =
+            |hi: &str| format!("resolver r \"R\" [1] {{\n  in a: int 0..{hi}\n  in b: int 0..{hi}\n  out x: int\n  set x = a * b\n}}\n");
+        check_codes(&product("1000000"), &[]);
+        check_codes(&product("4000000000000"), &["E0401"]);
+    }
+
+    #[test]
+    fn division_by_a_literal_zero() {
+        check_codes(
+            "resolver r \"R\" [1] {\n  in a: int 0..3\n  out x: decimal\n  set x = a / 0\n}\n",
+            &["E0402"],
+        );
+    }
+
+    #[test]
+    fn indexes_and_arguments_stay_in_range() {
+        let table = "table t \"T\" [1] by 1d6 -> int {\n  1..6 => 1\n}\n";
+        let index =
+            |e: &str| format!("{table}resolver r \"R\" [1] {{\n  in b: int 0..3\n  out x: int\n  roll d = 1d6\n  set x = t({e})\n}}\n");
+        check_codes(&index("d"), &[]);
+        assert_eq!(
+            only(&index("d + b"), "E0304").0,
+            "this index can be 1..9, but table `t` covers 1..6"
+        );
+        let call = |v: &str| {
+            format!("resolver a \"A\" [1] {{\n  in n: int 0..5\n  out x: int = 0\n}}\nresolver r \"R\" [1] {{\n  in m: int 0..9\n  out y: int = 0\n  call c = a(n: {v})\n}}\n")
+        };
+        check_codes(&call("3"), &[]);
+        check_codes(&call("m"), &["E0304"]);
+    }
+}

@@ -263,3 +263,27 @@ impl Checker<'_> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only};
+
+    fn set(e: &str) -> String {
+        format!("resolver r \"R\" [1] {{\n  in a: int 0..9\n  out x: int\n  set x = {e}\n}}\n")
+    }
+
+    #[test]
+    fn built_in_functions() {
+        check_codes(&set("max(a, 2) + clamp(a, 0, 3) + abs(a) + sqrt(a) + floor(a)"), &[]);
+        assert_eq!(only(&set("floor(a, 1)"), "E0202").0, "`floor` takes 1 argument, found 2");
+        check_codes(&set("max(a)"), &["E0202"]);
+    }
+
+    #[test]
+    fn an_unknown_function_may_be_a_resolver() {
+        let src = format!("resolver q \"Q\" [1] {{\n  out y: int = 0\n}}\n{}", set("q(a)"));
+        assert!(only(&src, "E0101")
+            .1
+            .ends_with("; `q` is a resolver: call it with `call x = q(input: value, ...)`"));
+    }
+}

@@ -232,3 +232,31 @@ pub fn runtime_spec(d: &Dice, count: i64) -> Option<rulebook_runtime::DiceSpec> 
         reroll: d.reroll,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, program};
+    use crate::ir::{Read, Stmt};
+
+    fn roll(dice: &str) -> String {
+        format!("resolver r \"R\" [1] {{\n  out x: int = 0\n  roll d = {dice}\n}}\n")
+    }
+
+    #[test]
+    fn dice_that_cannot_be_rolled() {
+        check_codes(&roll("2d6 keep highest 1"), &[]);
+        check_codes(&roll("2d6 keep highest 3"), &["E0403"]);
+        check_codes(&roll("3d6 flux"), &["E0403"]);
+        check_codes(&roll("2d1"), &["E0403"]);
+    }
+
+    #[test]
+    fn d100_is_read_as_percentile_dice() {
+        let p = program(&roll("1d100"));
+        let Some(Stmt::Roll { dice, .. }) = p.systems[0].resolvers[0].body.first() else {
+            panic!("expected a roll");
+        };
+        assert!(matches!(dice.read, Read::Percentile));
+        assert_eq!((dice.sides, dice.zero_based), (10, true));
+    }
+}

@@ -595,3 +595,32 @@ fn agg_name(a: Agg) -> &'static str {
         Agg::SortDesc => "sort_desc",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only};
+
+    fn set(ty: &str, e: &str) -> String {
+        format!("resolver r \"R\" [1] {{\n  in n: int 0..9\n  in xs: list int = []\n  out x: {ty}\n  set x = {e}\n}}\n")
+    }
+
+    #[test]
+    fn operators_and_aggregates() {
+        check_codes(
+            &set("int", "sum(v in xs: v) + count(v in xs: v > n) + (if n > 3 then 1 else 2)"),
+            &[],
+        );
+        check_codes(&set("bool", "n in xs and not (n == 2)"), &[]);
+        check_codes(&set("list int", "xs + [n]"), &[]);
+        assert_eq!(only(&set("decimal", "n % 2.5"), "E0201").0, "`%` takes whole numbers");
+        assert_eq!(only(&set("int", "sum(v in n: v)"), "E0201").0, "`sum` needs a list, found int");
+    }
+
+    #[test]
+    fn coalesce_needs_an_optional() {
+        assert_eq!(
+            only(&set("int", "n ?? 0"), "E0201").0,
+            "`??` gives a fallback for an optional value, but this is int"
+        );
+    }
+}

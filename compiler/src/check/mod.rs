@@ -98,3 +98,6 @@ impl<'a> Checker<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod testing;

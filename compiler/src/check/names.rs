@@ -339,3 +339,51 @@ impl<'a> Checker<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only, run};
+
+    #[test]
+    fn declarations_that_check_clean() {
+        check_codes(
+            "enum e \"E\" [1] { a, b }\nconst limit = 3 [1]\nresolver r \"R\" [1] {\n  in k: e = a\n  out x: int\n  set x = limit\n}\n",
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_folder_needs_exactly_one_system_named_after_it() {
+        let codes = |text: &str| run(text).1.iter().map(|d| d.code).collect::<Vec<_>>();
+        assert_eq!(codes("enum e \"E\" [1] { a }\n"), ["E0103"]);
+        assert_eq!(codes("system u \"U\"\n"), ["E0103"]);
+        assert_eq!(codes("system t \"T\"\nsystem t \"T\"\n"), ["E0103"]);
+    }
+
+    #[test]
+    fn a_name_defined_twice_points_at_the_first() {
+        let (msg, help) = only("enum e \"E\" [1] { a }\nenum e \"E\" [1] { b }\n", "E0102");
+        assert_eq!(msg, "`e` is defined twice");
+        assert_eq!(help, "the first is at t/test.rules:2; rename one of them");
+    }
+
+    #[test]
+    fn reserved_and_clashing_names() {
+        check_codes("enum dice \"D\" [1] { a }\n", &["E0102"]);
+        check_codes("enum e \"E\" [1] { x_1, x1 }\n", &["E0102"]);
+        check_codes("enum e \"E\" [1] { a, a }\n", &["E0102"]);
+    }
+
+    #[test]
+    fn an_unknown_variant_suggests_the_nearest() {
+        let src = "enum e \"E\" [1] { alpha, beta }\ntable t \"T\" [1] by 1d6 -> e {\n  1..3 => alpah\n  4..6 => beta\n}\nresolver r \"R\" [1] {\n  out x: e\n  roll d = 1d6\n  set x = t(d)\n}\n";
+        let (msg, help) = only(src, "E0101");
+        assert_eq!(msg, "`alpah` is not a variant of `e`");
+        assert_eq!(help, "did you mean `alpha`?");
+    }
+
+    #[test]
+    fn a_constant_is_a_plain_value() {
+        check_codes("const c = [1, 2] [1]\n", &["E0201"]);
+    }
+}

@@ -441,3 +441,50 @@ fn scan_expr(e: &ast::Expr, opts: &mut Vec<String>) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only, program};
+
+    #[test]
+    fn resolvers_calling_each_other_are_a_cycle() {
+        let src = "resolver a \"A\" [1] {\n  out x: int\n  call b1 = b()\n  set x = b1.x\n}\nresolver b \"B\" [1] {\n  out x: int\n  call a1 = a()\n  set x = a1.x\n}\n";
+        assert_eq!(only(src, "E0501").0, "resolvers call each other in a cycle: a → b → a");
+    }
+
+    #[test]
+    fn every_output_is_set_on_every_path() {
+        let body = |stmts: &str| format!("resolver r \"R\" [1] {{\n  in c: bool\n  out x: int\n{stmts}}}\n");
+        check_codes(&body("  if c {\n    set x = 1\n  } else {\n    set x = 2\n  }\n"), &[]);
+        check_codes(&body("  if c {\n    set x = 1\n  }\n"), &["E0204"]);
+        check_codes(&body("  if c {\n    return\n  }\n  set x = 1\n"), &["E0204"]);
+        check_codes("resolver r \"R\" [1] {\n  out x: int = 0\n}\n", &[]);
+    }
+
+    #[test]
+    fn options_reach_the_resolvers_that_call_their_readers() {
+        let src = "option o \"O\" [1]\nresolver a \"A\" [1] {\n  out x: bool\n  set x = option o\n}\nresolver b \"B\" [1] {\n  out y: bool\n  call a1 = a()\n  set y = a1.x\n}\n";
+        let p = program(src);
+        let inputs: Vec<(&str, bool)> = p.systems[0].resolvers[1]
+            .inputs
+            .iter()
+            .map(|i| (i.name.as_str(), i.is_option))
+            .collect();
+        assert_eq!(inputs, [("o", true)]);
+    }
+
+    #[test]
+    fn an_option_nobody_reads_is_a_warning() {
+        check_codes("option o \"O\" [1]\nresolver r \"R\" [1] {\n  out x: int = 0\n}\n", &["W0004"]);
+    }
+
+    #[test]
+    fn parameter_names() {
+        check_codes(
+            "option o \"O\" [1]\nresolver r \"R\" [1] {\n  in o: int\n  out x: bool\n  set x = option o\n}\n",
+            &["E0102"],
+        );
+        check_codes("resolver r \"R\" [1] {\n  in a: int 0..3 = 5\n}\n", &["E0201"]);
+        check_codes("resolver r \"R\" [1] {\n  out x: int 0..3 = 1\n}\n", &["E0201"]);
+    }
+}

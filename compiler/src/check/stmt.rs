@@ -647,3 +647,46 @@ impl<'a> Checker<'a> {
         parts
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only};
+
+    fn body(stmts: &str) -> String {
+        format!("resolver r \"R\" [1] {{\n  in n: int 0..3\n  out x: int = 0\n{stmts}}}\n")
+    }
+
+    #[test]
+    fn loops_and_variables() {
+        check_codes(
+            &body("  var v = 0\n  repeat up to 3 {\n    v = v + 1\n    break\n  }\n  set x = v\n"),
+            &[],
+        );
+        check_codes(&body("  break\n"), &["E0203"]);
+        check_codes(&body("  let v = 1\n  v = 2\n"), &["E0203"]);
+        check_codes(&body("  w = 2\n"), &["E0101"]);
+    }
+
+    #[test]
+    fn call_arguments() {
+        let src = |args: &str| {
+            format!("resolver a \"A\" [1] {{\n  in p: int 0..5\n  in q: int 0..5\n  out x: int = 0\n}}\nresolver r \"R\" [1] {{\n  out y: int = 0\n  call c = a({args})\n}}\n")
+        };
+        check_codes(&src("p: 1, q: 2"), &[]);
+        let (msg, help) = only(&src("p: 1"), "E0202");
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            ("call to `a` is missing input `q` (int)", "add `q: ...` to the call")
+        );
+        check_codes(&src("p: 1, q: 2, r: 3"), &["E0202"]);
+    }
+
+    #[test]
+    fn match_patterns_fit_the_value() {
+        check_codes(
+            &body("  match n {\n    0..1 => {\n      set x = 1\n    }\n    _ => {\n      set x = 2\n    }\n  }\n"),
+            &[],
+        );
+        check_codes(&body("  match n {\n    a => {\n      set x = 1\n    }\n  }\n"), &["E0201"]);
+    }
+}

@@ -736,3 +736,67 @@ impl Checker<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only, program};
+
+    /// A resolver reading `t(d)` for a roll `d` of `dice`, so the table counts as used.
+    fn with_reader(table: &str, dice: &str) -> String {
+        format!("{table}\nresolver r \"R\" [1] {{\n  out x: int\n  roll d = {dice}\n  set x = t(d)\n}}\n")
+    }
+
+    #[test]
+    fn a_gap_reports_its_probability() {
+        let src = with_reader("table t \"T\" [1] by 1d6 -> int {\n  1..2 => 0\n  3..4 => 2\n}", "1d6");
+        let (msg, help) = only(&src, "E0301");
+        assert_eq!(msg, "table `t` has no row for 5..6 (probability 1/3)");
+        assert_eq!(help, "add a row covering 5..6 or narrow the table's `by` range");
+    }
+
+    #[test]
+    fn overlapping_and_out_of_range_rows() {
+        let src = with_reader("table t \"T\" [1] by 2d6 -> int {\n  ..7 => 1\n  7..12 => 2\n}", "2d6");
+        assert_eq!(only(&src, "E0302").0, "rows `..7` and `7..12` overlap on 7");
+        let src = with_reader("table t \"T\" [1] by 1d6 -> int {\n  1..6 => 1\n  7..8 => 2\n}", "1d6");
+        check_codes(&src, &["W0002"]);
+    }
+
+    #[test]
+    fn keyed_tables_keys_and_cells() {
+        let table = |rows: &str| {
+            format!("table t \"T\" [1] {{\n  key name\n  columns a: int, b: int\n{rows}}}\nresolver r \"R\" [1] {{\n  in k: t\n  out x: int\n  set x = k.a\n}}\n")
+        };
+        check_codes(&table("  \"One\" | 1 | 2\n  \"Two\" | 3 | 4\n"), &[]);
+        check_codes(&table("  \"Mark One\" | 1 | 2\n  \"mark-one\" | 3 | 4\n"), &["E0306"]);
+        check_codes(&table("  \"One\" | 1 | 2\n  \"Two\" | 3\n"), &["E0305"]);
+        check_codes(&table("  \"One\" | 1 | yes\n"), &["E0201"]);
+    }
+
+    #[test]
+    fn matrices_need_every_cell() {
+        let src = |cell: &str, result: &str| {
+            format!("enum u \"U\" [1] {{ a, b }}\ntable m \"M\" [1] matrix x: u x y: u -> {result} {{\n    | a | b\n  a | 1 | {cell}\n  b | 3 | 4\n}}\nresolver r \"R\" [1] {{\n  in p: u\n  in q: u\n  out x: {result}\n  set x = m(p, q)\n}}\n")
+        };
+        check_codes(&src("2", "int"), &[]);
+        check_codes(&src("-", "int"), &["E0303"]);
+        check_codes(&src("-", "int?"), &[]);
+    }
+
+    #[test]
+    fn an_unused_table_is_a_warning() {
+        check_codes("table t \"T\" [1] by 1d6 -> int {\n  1..6 => 1\n}\n", &["W0001"]);
+    }
+
+    #[test]
+    fn a_lookup_is_bounded_by_its_cells() {
+        let p = program(&with_reader(
+            "table t \"T\" [1] by 1d6 -> int {\n  1..3 => -2\n  4..6 => 5\n}",
+            "1d6",
+        ));
+        let Some(crate::ir::Stmt::Set { value, .. }) = p.systems[0].resolvers[0].body.get(1) else {
+            panic!("expected `set x = t(d)`");
+        };
+        assert_eq!((value.iv.lo, value.iv.hi, value.iv.known), (-2, 5, true));
+    }
+}

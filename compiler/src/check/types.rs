@@ -327,3 +327,45 @@ pub(super) fn to_dec(e: Expr) -> Expr {
         span,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only};
+
+    #[test]
+    fn an_int_widens_to_a_decimal() {
+        check_codes(
+            "resolver r \"R\" [1] {\n  in a: int 0..3\n  out x: decimal\n  set x = a + 0.5\n}\n",
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_decimal_is_not_an_int() {
+        let src = "resolver r \"R\" [1] {\n  in cost: decimal\n  out x: int\n  set x = 8 + cost\n}\n";
+        let (msg, help) = only(src, "E0201");
+        assert_eq!(msg, "expected int, found decimal");
+        assert_eq!(help, "round explicitly: `floor(x)`, `ceil(x)` or `round(x)`");
+    }
+
+    #[test]
+    fn an_optional_needs_a_fallback() {
+        let src = "resolver r \"R\" [1] {\n  in a: int?\n  out x: int\n  set x = a\n}\n";
+        assert_eq!(only(src, "E0201").1, "give a fallback for none: `value ?? 0`");
+        check_codes("resolver r \"R\" [1] {\n  in a: int?\n  out x: int\n  set x = a ?? 0\n}\n", &[]);
+    }
+
+    #[test]
+    fn unknown_and_cyclic_types() {
+        let (msg, help) = only("resolver r \"R\" [1] {\n  in a: itn\n}\n", "E0101");
+        assert_eq!((msg.as_str(), help.as_str()), ("unknown type `itn`", "did you mean `int`?"));
+        check_codes("type a = b\ntype b = a\nresolver r \"R\" [1] {\n  in x: a\n}\n", &["E0201"]);
+        check_codes("resolver r \"R\" [1] {\n  in a: int 3..1\n}\n", &["E0201"]);
+    }
+
+    #[test]
+    fn only_numbers_are_ordered() {
+        let src = "resolver r \"R\" [1] {\n  in a: text\n  out x: bool\n  set x = a < \"b\"\n}\n";
+        assert_eq!(only(src, "E0201").0, "cannot compare text with text");
+    }
+}
