@@ -2,10 +2,10 @@
 //! resolvers into typed statements. Every problem becomes a diagnostic; checking never stops early.
 //!
 //! This module is the entry point and runs the phases in order; each phase is a module that adds
-//! its own `impl Checker` block and owns the diagnostics it reports:
-//! `names` (declarations), `types`, `tables`, `resolvers` (signatures, options, outputs, cycles),
-//! `stmt` and `expr` (resolver bodies), with `bounds` (integer intervals) and `dice` used by all.
-//! `ctx` holds the shared `Checker` state.
+//! its own `impl Checker` block and owns the diagnostics it reports: `names` (declarations),
+//! `types`, `tables`, `resolvers` (signatures, options, outputs, cycles), then `stmt` and `expr`
+//! (resolver bodies, with `access` for names and fields and `calls` for functions and lookups).
+//! `bounds` (integer intervals) and `dice` serve them all; `ctx` holds the shared `Checker` state.
 
 mod access;
 mod bounds;
