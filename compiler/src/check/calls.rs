@@ -1,0 +1,289 @@
+//! Calls in expressions: the built-in functions (`floor`, `ceil`, `round`, `abs`, `sqrt`, `len`,
+//! `min`, `max`, `clamp`) and lookups in keyed, range and matrix tables, with the interval of
+//! what they return.
+//!
+//! Diagnostics owned here: E0202 (wrong number of arguments), E0101 (unknown function or table),
+//! E0201 (arguments of the wrong type); range-table indexes are proved in `bounds` (E0304).
+
+use super::bounds::isqrt_i128;
+use super::ctx::{Checker, Ctx};
+use crate::ast::{self, Span};
+use crate::diag::did_you_mean;
+use crate::ir::*;
+
+impl Checker<'_> {
+    /// `f(args)`: a built-in function or a table lookup.
+    pub(super) fn call(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        match f.name.as_str() {
+            "floor" | "ceil" | "round" => self.call_round(ctx, f, args, span),
+            "abs" => self.call_abs(ctx, f, args, span),
+            "sqrt" => self.call_sqrt(ctx, f, args, span),
+            "len" => self.call_len(ctx, f, args, span),
+            "min" | "max" | "clamp" => self.call_min_max(ctx, f, args, span),
+            _ => self.call_table(ctx, f, args, span),
+        }
+    }
+
+    /// E0202 unless `f` was given exactly `want` arguments.
+    fn argc(&mut self, f: &ast::Ident, args: &[ast::Expr], span: Span, want: usize) -> bool {
+        if args.len() != want {
+            self.err(
+                "E0202",
+                span,
+                format!(
+                    "`{}` takes {want} argument{}, found {}",
+                    f.name,
+                    if want == 1 { "" } else { "s" },
+                    args.len()
+                ),
+                "wrong number of arguments",
+                None,
+            );
+            false
+        } else {
+            true
+        }
+    }
+
+    /// `floor(x)`, `ceil(x)`, `round(x)`: a number to a whole number.
+    fn call_round(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let x = self.expr(ctx, &args[0], None);
+        if !matches!(x.ty, Ty::Int | Ty::Dec | Ty::Error) {
+            let tn = self.ty_name(&x.ty);
+            self.err(
+                "E0201",
+                args[0].span,
+                format!("`{}` rounds a number, found {tn}", f.name),
+                "not a number",
+                None,
+            );
+        }
+        let func = match f.name.as_str() {
+            "floor" => Func::Floor,
+            "ceil" => Func::Ceil,
+            _ => Func::Round,
+        };
+        let iv = x.iv;
+        mk(ExprKind::Func(func, vec![x]), Ty::Int, iv)
+    }
+
+    /// `abs(x)`.
+    fn call_abs(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let x = self.expr(ctx, &args[0], None);
+        let iv = Iv {
+            lo: if x.iv.lo <= 0 && x.iv.hi >= 0 {
+                0
+            } else {
+                x.iv.lo.abs().min(x.iv.hi.abs())
+            },
+            hi: x.iv.lo.abs().max(x.iv.hi.abs()),
+            known: x.iv.known,
+        };
+        let ty = x.ty.clone();
+        mk(ExprKind::Func(Func::Abs, vec![x]), ty, iv)
+    }
+
+    /// `sqrt(x)`, the whole square root.
+    fn call_sqrt(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let x = self.expr(ctx, &args[0], Some(&Ty::Int));
+        let x = self.coerce(x, &Ty::Int);
+        let hi = if x.iv.known { isqrt_i128(x.iv.hi.max(0)) } else { i64::MAX as i128 };
+        mk(ExprKind::Func(Func::Sqrt, vec![x]), Ty::Int, Iv { lo: 0, hi, known: true })
+    }
+
+    /// `len(list)`.
+    fn call_len(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let x = self.expr(ctx, &args[0], None);
+        if !matches!(x.ty, Ty::List(_) | Ty::EmptyList | Ty::Error) {
+            let tn = self.ty_name(&x.ty);
+            self.err(
+                "E0201",
+                args[0].span,
+                format!("`len` counts a list, found {tn}"),
+                "not a list",
+                None,
+            );
+        }
+        mk(ExprKind::Func(Func::Len, vec![x]), Ty::Int, Iv::range(0, u32::MAX as i64))
+    }
+
+    /// `min(a, b, ...)`, `max(a, b, ...)`, `clamp(x, lo, hi)`.
+    fn call_min_max(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        let want = if f.name == "clamp" { Some(3) } else { None };
+        if let Some(w) = want {
+            if !self.argc(f, args, span, w) {
+                return Self::err_expr(span);
+            }
+        } else if args.len() < 2 {
+            self.err(
+                "E0202",
+                span,
+                format!("`{}` needs at least two numbers", f.name),
+                "too few arguments",
+                Some(format!("for a list, write `{}(x in list: x.value)`", f.name)),
+            );
+            return Self::err_expr(span);
+        }
+        let xs: Vec<Expr> = args.iter().map(|a| self.expr(ctx, a, None)).collect();
+        let mut ty = Ty::Int;
+        for x in &xs {
+            ty = self.numeric_join(&ty, &x.ty, x.span);
+        }
+        let ivs: Vec<Iv> = xs.iter().map(|x| x.iv).collect();
+        let known = ivs.iter().all(|i| i.known);
+        let iv = match f.name.as_str() {
+            "min" => Iv {
+                lo: ivs.iter().map(|i| i.lo).min().unwrap_or(0),
+                hi: ivs.iter().map(|i| i.hi).min().unwrap_or(0),
+                known,
+            },
+            "max" => Iv {
+                lo: ivs.iter().map(|i| i.lo).max().unwrap_or(0),
+                hi: ivs.iter().map(|i| i.hi).max().unwrap_or(0),
+                known,
+            },
+            _ => {
+                let (x, lo, hi) = (ivs[0], ivs[1], ivs[2]);
+                Iv {
+                    lo: x.lo.max(lo.lo).min(hi.hi),
+                    hi: x.hi.min(hi.hi).max(lo.lo),
+                    known: lo.known && hi.known,
+                }
+            }
+        };
+        let xs = xs.into_iter().map(|x| self.coerce(x, &ty)).collect();
+        let func = match f.name.as_str() {
+            "min" => Func::Min,
+            "max" => Func::Max,
+            _ => Func::Clamp,
+        };
+        mk(ExprKind::Func(func, xs), ty, iv)
+    }
+
+    /// `table(index)` or `matrix(row, column)`: a lookup in a table of that name.
+    fn call_table(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let name = f.name.as_str();
+        let Some(&tid) = self.table_idx.get(name) else {
+            let mut cands: Vec<String> = ["floor", "ceil", "round", "abs", "min", "max", "clamp", "len", "sqrt"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            cands.extend(self.tables.iter().map(|t| t.name.clone()));
+            let help = did_you_mean(name, cands.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "function or table");
+            let extra = if self.resolver_idx.contains_key(name) {
+                format!("; `{name}` is a resolver: call it with `call x = {name}(input: value, ...)`")
+            } else {
+                String::new()
+            };
+            self.err(
+                "E0101",
+                f.span,
+                format!("unknown function or table `{name}`"),
+                "not defined",
+                Some(format!("{help}{extra}")),
+            );
+            return Self::err_expr(span);
+        };
+        self.tables[tid].used = true;
+        match self.tables[tid].kind.clone() {
+            TableKind::Keyed => self.lookup_keyed(ctx, tid, f, args, span),
+            TableKind::Range { lo, hi } => self.lookup_range(ctx, tid, (lo, hi), f, args, span),
+            TableKind::Matrix { row_enum, col_enum } => self.lookup_matrix(ctx, tid, (row_enum, col_enum), f, args, span),
+        }
+    }
+
+    /// `keyed(key)`: the key itself, typed as a key of the table.
+    fn lookup_keyed(&mut self, ctx: &mut Ctx, tid: usize, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let kt = Ty::Key(vec![tid]);
+        let x = self.expr(ctx, &args[0], Some(&kt));
+        let x = self.coerce(x, &kt);
+        let xspan = x.span;
+        Expr { span: xspan, ..x }
+    }
+
+    /// `range_table(index)`, the index proved to stay within the rows.
+    fn lookup_range(&mut self, ctx: &mut Ctx, tid: usize, (lo, hi): (i64, i64), f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let x = self.expr(ctx, &args[0], Some(&Ty::Int));
+        let x = self.coerce(x, &Ty::Int);
+        self.check_index(&f.name, &x, args[0].span, lo, hi);
+        let (ty, iv) = self.lookup_result(tid);
+        mk(ExprKind::Lookup { table: tid, args: vec![x] }, ty, iv)
+    }
+
+    /// `matrix(row, column)`.
+    fn lookup_matrix(
+        &mut self,
+        ctx: &mut Ctx,
+        tid: usize,
+        (row_enum, col_enum): (usize, usize),
+        f: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        if !self.argc(f, args, span, 2) {
+            return Self::err_expr(span);
+        }
+        let a = self.expr(ctx, &args[0], Some(&Ty::Enum(row_enum)));
+        let a = self.coerce(a, &Ty::Enum(row_enum));
+        let b = self.expr(ctx, &args[1], Some(&Ty::Enum(col_enum)));
+        let b = self.coerce(b, &Ty::Enum(col_enum));
+        let (ty, iv) = self.lookup_result(tid);
+        mk(
+            ExprKind::Lookup {
+                table: tid,
+                args: vec![a, b],
+            },
+            ty,
+            iv,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, only};
+
+    fn set(e: &str) -> String {
+        format!("resolver r \"R\" [1] {{\n  in a: int 0..9\n  out x: int\n  set x = {e}\n}}\n")
+    }
+
+    #[test]
+    fn built_in_functions() {
+        check_codes(&set("max(a, 2) + clamp(a, 0, 3) + abs(a) + sqrt(a) + floor(a)"), &[]);
+        assert_eq!(only(&set("floor(a, 1)"), "E0202").0, "`floor` takes 1 argument, found 2");
+        check_codes(&set("max(a)"), &["E0202"]);
+    }
+
+    #[test]
+    fn an_unknown_function_may_be_a_resolver() {
+        let src = format!("resolver q \"Q\" [1] {{\n  out y: int = 0\n}}\n{}", set("q(a)"));
+        assert!(only(&src, "E0101")
+            .1
+            .ends_with("; `q` is a resolver: call it with `call x = q(input: value, ...)`"));
+    }
+}

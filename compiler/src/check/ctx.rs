@@ -1,0 +1,141 @@
+//! The checker's shared state: the `Checker` that every phase module extends with its own
+//! `impl Checker` block, the lexical scopes (`Ctx`) of a resolver body, and the helpers every
+//! phase uses to report diagnostics and to quote sources.
+
+use super::SourceFile;
+use crate::ast::{self, Span};
+use crate::diag::Diagnostic;
+use crate::ir::*;
+use std::collections::BTreeMap;
+
+/// A name bound in a resolver body: its type, its interval and the Rust variable behind it.
+#[derive(Clone)]
+pub(super) struct Local {
+    pub(super) ty: Ty,
+    pub(super) iv: Iv,
+    pub(super) rust: String,
+    pub(super) mutable: bool,
+}
+
+/// The scopes of the resolver being lowered (`rid` is `usize::MAX` outside any resolver).
+pub(super) struct Ctx {
+    pub(super) rid: usize,
+    pub(super) scopes: Vec<BTreeMap<String, Local>>,
+    pub(super) loops: usize,
+    pub(super) counter: usize,
+}
+
+impl Ctx {
+    /// A fresh context with one empty scope.
+    pub(super) fn new(rid: usize) -> Self {
+        Ctx {
+            rid,
+            scopes: vec![BTreeMap::new()],
+            loops: 0,
+            counter: 0,
+        }
+    }
+    pub(super) fn lookup(&self, name: &str) -> Option<&Local> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+    pub(super) fn bind(&mut self, name: &str, ty: Ty, iv: Iv, mutable: bool) -> String {
+        self.counter += 1;
+        let rust = format!("v_{}_{}", name, self.counter);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(
+                name.to_string(),
+                Local {
+                    ty,
+                    iv,
+                    rust: rust.clone(),
+                    mutable,
+                },
+            );
+        }
+        rust
+    }
+}
+
+/// The state of checking one system: what each phase declared so far, and the diagnostics sink.
+pub(super) struct Checker<'a> {
+    pub(super) srcs: &'a [SourceFile],
+    pub(super) diags: &'a mut Vec<Diagnostic>,
+    pub(super) cite_prefix: String,
+    pub(super) enums: Vec<EnumDef>,
+    pub(super) enum_idx: BTreeMap<String, usize>,
+    pub(super) options: Vec<OptionDef>,
+    pub(super) option_idx: BTreeMap<String, usize>,
+    pub(super) consts: BTreeMap<String, (Const, Ty, Iv)>,
+    pub(super) aliases: BTreeMap<String, &'a ast::TypeExpr>,
+    pub(super) tables: Vec<TableDef>,
+    pub(super) table_idx: BTreeMap<String, usize>,
+    pub(super) table_keys: Vec<BTreeMap<String, usize>>,
+    pub(super) resolvers: Vec<ResolverDef>,
+    pub(super) resolver_idx: BTreeMap<String, usize>,
+    pub(super) alias_stack: Vec<String>,
+    pub(super) records: Vec<RecordDef>,
+    pub(super) record_idx: BTreeMap<String, usize>,
+    pub(super) option_spans: Vec<Span>,
+}
+
+impl<'a> Checker<'a> {
+    pub(super) fn new(srcs: &'a [SourceFile], diags: &'a mut Vec<Diagnostic>) -> Self {
+        Checker {
+            srcs,
+            diags,
+            cite_prefix: String::new(),
+            enums: Vec::new(),
+            enum_idx: BTreeMap::new(),
+            options: Vec::new(),
+            option_idx: BTreeMap::new(),
+            consts: BTreeMap::new(),
+            aliases: BTreeMap::new(),
+            tables: Vec::new(),
+            table_idx: BTreeMap::new(),
+            table_keys: Vec::new(),
+            resolvers: Vec::new(),
+            resolver_idx: BTreeMap::new(),
+            alias_stack: Vec::new(),
+            records: Vec::new(),
+            record_idx: BTreeMap::new(),
+            option_spans: Vec::new(),
+        }
+    }
+
+    pub(super) fn err(&mut self, code: &'static str, span: Span, msg: impl Into<String>, label: impl Into<String>, help: Option<String>) {
+        let mut d = Diagnostic::error(code, span, msg).label(label);
+        d.help = help;
+        self.diags.push(d);
+    }
+
+    pub(super) fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>, label: impl Into<String>, help: Option<String>) {
+        let mut d = Diagnostic::warning(code, span, msg).label(label);
+        d.help = help;
+        self.diags.push(d);
+    }
+
+    pub(super) fn cite(&self, c: &ast::Cite) -> String {
+        if c.text.starts_with(|ch: char| ch.is_ascii_digit()) && !self.cite_prefix.is_empty() {
+            format!("{} {}", self.cite_prefix, c.text)
+        } else {
+            c.text.clone()
+        }
+    }
+
+    pub(super) fn line_of(&self, span: Span) -> usize {
+        self.srcs
+            .get(span.file)
+            .map(|s| s.text[..span.start.min(s.text.len())].matches('\n').count() + 1)
+            .unwrap_or(0)
+    }
+
+    pub(super) fn text_of(&self, span: Span) -> String {
+        self.srcs
+            .get(span.file)
+            .and_then(|s| s.text.get(span.start..span.end))
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}

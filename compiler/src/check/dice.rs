@@ -1,0 +1,262 @@
+//! Dice: lowering dice expressions (`2d6`, `(n)d6`, keep/drop, flux, zero-based, per-die
+//! modifiers, rerolls, `d100` as percentile dice), the fixed dice that index a range table, and
+//! the runtime's `DiceSpec` for them, whose distribution gives ranges and gap probabilities.
+//!
+//! Diagnostics owned here: E0403 (dice that cannot be rolled: bad count, sides, keep/drop, flux,
+//! per-die modifier, or a reroll that leaves no result).
+
+use super::bounds::range_label;
+use super::ctx::{Checker, Ctx};
+use crate::ast;
+use crate::ir::*;
+
+/// A table's `by` dice: their distribution (when computable) and the range of values.
+pub(super) type DiceDomain = (Option<Vec<(i64, u64)>>, i64, i64);
+
+/// The values that are rolled again, both ends included.
+type Reroll = Option<(i64, i64)>;
+
+impl Checker<'_> {
+    pub(super) fn dice(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr) -> Option<Dice> {
+        let count = self.dice_count(ctx, d);
+        if !(2..=1000).contains(&d.sides) {
+            self.err(
+                "E0403",
+                d.span,
+                format!("dice with {} sides", d.sides),
+                "bad die",
+                Some("dice have 2 to 1000 sides".into()),
+            );
+            return None;
+        }
+        let lit_count = if let ExprKind::Const(Const::Int(n)) = count.kind {
+            Some(n)
+        } else {
+            None
+        };
+        let (read, zero, reroll) = self.dice_mods(ctx, d, lit_count)?;
+        if d.sides == 100 && lit_count == Some(1) && matches!(read, Read::Sum) {
+            // d100 is read as two decimal dice, tens and units, "00" = 100.
+            return Some(Dice {
+                count: Box::new(Expr {
+                    kind: ExprKind::Const(Const::Int(2)),
+                    ty: Ty::Int,
+                    iv: Iv::exact(2),
+                    span: d.span,
+                }),
+                sides: 10,
+                zero_based: true,
+                read: Read::Percentile,
+                reroll,
+                notation: "d100".into(),
+            });
+        }
+        let notation = self.text_of(d.span);
+        let dice = Dice {
+            count: Box::new(count),
+            sides: d.sides,
+            zero_based: zero,
+            read,
+            reroll,
+            notation,
+        };
+        if !self.reroll_leaves_a_result(d, &dice, lit_count) {
+            return None;
+        }
+        Some(dice)
+    }
+
+    /// The number of dice, E0403 when it can leave 0..1000.
+    fn dice_count(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr) -> Expr {
+        let count = match &d.count {
+            ast::DiceCount::Lit(n) => Expr {
+                kind: ExprKind::Const(Const::Int(*n)),
+                ty: Ty::Int,
+                iv: Iv::exact(*n),
+                span: d.span,
+            },
+            ast::DiceCount::Expr(e) => {
+                let x = self.expr(ctx, e, Some(&Ty::Int));
+                self.coerce(x, &Ty::Int)
+            }
+        };
+        if count.iv.known && (count.iv.lo < 0 || count.iv.hi > 1000) {
+            self.err(
+                "E0403",
+                d.span,
+                format!("dice count can be {}..{}; it must stay within 0..1000", count.iv.lo, count.iv.hi),
+                "bad dice count",
+                Some("clamp the count, e.g. `(clamp(n, 0, 10))d6`".into()),
+            );
+        }
+        count
+    }
+
+    /// How the dice are read (keep/drop, flux, per-die modifier), whether they count from zero,
+    /// and the reroll range; `None` after an E0403.
+    fn dice_mods(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr, lit_count: Option<i64>) -> Option<(Read, bool, Reroll)> {
+        let mut read = Read::Sum;
+        let mut zero = false;
+        let mut reroll = None;
+        for m in &d.mods {
+            match m {
+                ast::DiceMod::Keep { highest, n } | ast::DiceMod::Drop { highest, n } => {
+                    let Some(c) = lit_count else {
+                        self.err("E0403", d.span, "keep/drop needs a fixed number of dice", "count not fixed", None);
+                        return None;
+                    };
+                    let drop = matches!(m, ast::DiceMod::Drop { .. });
+                    let keep = if drop { c - n } else { *n };
+                    if keep < 1 || keep > c {
+                        self.err("E0403", d.span, format!("cannot keep {keep} of {c} dice"), "bad keep/drop", None);
+                        return None;
+                    }
+                    // "drop highest 1" keeps the lowest.
+                    let keep_high = if drop { !highest } else { *highest };
+                    read = if keep_high {
+                        Read::KeepHighest(keep)
+                    } else {
+                        Read::KeepLowest(keep)
+                    };
+                }
+                ast::DiceMod::Flux | ast::DiceMod::BadFlux => {
+                    if lit_count != Some(2) {
+                        self.err(
+                            "E0403",
+                            d.span,
+                            "flux is the difference of exactly two dice",
+                            "needs 2 dice",
+                            Some("write `2d6 flux`".into()),
+                        );
+                        return None;
+                    }
+                    read = if matches!(m, ast::DiceMod::Flux) {
+                        Read::Flux
+                    } else {
+                        Read::BadFlux
+                    };
+                }
+                ast::DiceMod::ZeroBased => zero = true,
+                ast::DiceMod::Each { value, floor } => {
+                    let v = self.expr(ctx, value, Some(&Ty::Int));
+                    let v = self.coerce(v, &Ty::Int);
+                    if !v.iv.known || v.iv.lo < -100 || v.iv.hi > 100 {
+                        self.err(
+                            "E0403",
+                            value.span,
+                            "a per-die modifier must stay within -100..100",
+                            "unbounded",
+                            Some("clamp it".into()),
+                        );
+                    }
+                    read = Read::SumFloor {
+                        per_die: Box::new(v),
+                        floor: *floor,
+                    };
+                }
+                ast::DiceMod::Reroll(a, b) => reroll = Some((a.unwrap_or(i64::MIN), b.unwrap_or(i64::MAX))),
+            }
+        }
+        Some((read, zero, reroll))
+    }
+
+    /// E0403 when a reroll range covers every value the dice can show.
+    fn reroll_leaves_a_result(&mut self, d: &ast::DiceExpr, dice: &Dice, lit_count: Option<i64>) -> bool {
+        if let (Some(c), Some((a, b))) = (lit_count, dice.reroll) {
+            if let Some(spec) = runtime_spec(dice, c) {
+                let dist = spec.distribution().unwrap_or_default();
+                {
+                    if dist.is_empty() {
+                        self.err(
+                            "E0403",
+                            d.span,
+                            format!("rerolling {} leaves no result", range_label(a, b)),
+                            "always rerolled",
+                            None,
+                        );
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Dice with literal parameters: their distribution (for gap probabilities) and range.
+    pub(super) fn static_dice(&mut self, d: &ast::DiceExpr) -> Option<DiceDomain> {
+        let mut ctx = Ctx::new(usize::MAX);
+        let dice = self.dice(&mut ctx, d)?;
+        let ExprKind::Const(Const::Int(count)) = dice.count.kind else {
+            self.err(
+                "E0403",
+                d.span,
+                "a table's `by` dice must have a fixed count",
+                "count not fixed",
+                None,
+            );
+            return None;
+        };
+        let spec = runtime_spec(&dice, count)?;
+        let dist = spec.distribution().ok();
+        let (lo, hi) = match &dist {
+            Some(v) if !v.is_empty() => (v[0].0, v[v.len() - 1].0),
+            _ => (spec.min(), spec.max()),
+        };
+        Some((dist, lo, hi))
+    }
+}
+
+/// The runtime's view of dice with a fixed count, used for ranges and gap probabilities.
+pub fn runtime_spec(d: &Dice, count: i64) -> Option<rulebook_runtime::DiceSpec> {
+    use rulebook_runtime::Read as R;
+    let read = match &d.read {
+        Read::Sum => R::Sum,
+        Read::KeepHighest(k) => R::KeepHighest(u8::try_from(*k).ok()?),
+        Read::KeepLowest(k) => R::KeepLowest(u8::try_from(*k).ok()?),
+        Read::Flux => R::Flux,
+        Read::BadFlux => R::BadFlux,
+        Read::Percentile => R::Percentile,
+        Read::SumFloor { per_die, floor } => match per_die.kind {
+            ExprKind::Const(Const::Int(v)) => R::SumFloor {
+                per_die: i8::try_from(v).ok()?,
+                floor: i8::try_from(*floor).ok()?,
+            },
+            _ => return None,
+        },
+    };
+    Some(rulebook_runtime::DiceSpec {
+        count: u16::try_from(count).ok()?,
+        sides: u16::try_from(d.sides).ok()?,
+        zero_based: d.zero_based,
+        read,
+        reroll: d.reroll,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_codes, program};
+    use crate::ir::{Read, Stmt};
+
+    fn roll(dice: &str) -> String {
+        format!("resolver r \"R\" [1] {{\n  out x: int = 0\n  roll d = {dice}\n}}\n")
+    }
+
+    #[test]
+    fn dice_that_cannot_be_rolled() {
+        check_codes(&roll("2d6 keep highest 1"), &[]);
+        check_codes(&roll("2d6 keep highest 3"), &["E0403"]);
+        check_codes(&roll("3d6 flux"), &["E0403"]);
+        check_codes(&roll("2d1"), &["E0403"]);
+    }
+
+    #[test]
+    fn d100_is_read_as_percentile_dice() {
+        let p = program(&roll("1d100"));
+        let Some(Stmt::Roll { dice, .. }) = p.systems[0].resolvers[0].body.first() else {
+            panic!("expected a roll");
+        };
+        assert!(matches!(dice.read, Read::Percentile));
+        assert_eq!((dice.sides, dice.zero_based), (10, true));
+    }
+}
