@@ -309,3 +309,15 @@ fn the_stasizer_preserves_the_dead_and_the_medical_module_revives_half() {
         assert_eq!((field(&o, "revived"), field(&o, "condition")), ("false".into(), "dead".into()), "{sets:?}");
     }
 }
+
+/// examples/starleader-combat-turn.yaml (the README's combat turn) runs: the Zdanthan spends his 4
+/// AP left after announcing counter-fire (5.2 step 3), the Rescuer 6 of his 7.
+#[test]
+fn the_combat_turn_example_file_runs() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/starleader-combat-turn.yaml")).unwrap();
+    let t = attempt("starleader.combat_turn", &[], &text).unwrap();
+    let results = field(&t, "results");
+    assert!(results.contains("name: Zdanthan, ap: 4, spent: 4, left: 0"), "{results}");
+    assert!(results.contains("name: Rescuer, ap: 7, spent: 6, left: 1"), "{results}");
+    assert_eq!(field(&t, "over"), "false");
+}
