@@ -20,7 +20,9 @@ fn verdict(path: &str, sets: &[(&str, &str)], yaml: &str, shared: &[&str]) -> Ve
     let (r, inputs) = bind(path, sets, yaml);
     match runtime::odds_dyn(r, &inputs) {
         Ok(d) => Verdict::Accepted(marginal(&d, shared)),
-        Err(Error::Rejected { violations }) => Verdict::Refused(violations.into_iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect()),
+        Err(Error::Rejected { violations }) => {
+            Verdict::Refused(violations.into_iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect())
+        }
         Err(e) => panic!("{path} {sets:?} {yaml}: {e}"),
     }
 }
@@ -29,7 +31,10 @@ fn verdict(path: &str, sets: &[(&str, &str)], yaml: &str, shared: &[&str]) -> Ve
 fn marginal(d: &Distribution<Value>, fields: &[&str]) -> Vec<(String, Prob)> {
     let mut m: BTreeMap<String, Prob> = BTreeMap::new();
     for (o, p) in &d.outcomes {
-        let key: Vec<String> = fields.iter().map(|f| format!("{f}={}", o.field(f).map(|v| v.to_string()).unwrap_or_default())).collect();
+        let key: Vec<String> = fields
+            .iter()
+            .map(|f| format!("{f}={}", o.field(f).map(|v| v.to_string()).unwrap_or_default()))
+            .collect();
         let slot = m.entry(key.join(" ")).or_insert_with(Prob::zero);
         *slot = slot.add(p);
     }
@@ -40,7 +45,7 @@ fn marginal(d: &Distribution<Value>, fields: &[&str]) -> Vec<(String, Prob)> {
 fn keys_of(path: &str, input: &str) -> Vec<&'static str> {
     let (_, r) = runtime::find_resolver(rulebook::SYSTEMS, path).unwrap();
     match r.input(input).map(|i| i.ty) {
-        Some(Ty::Key(tables)) => tables.iter().flat_map(|t| t.keys.iter().copied()).collect(),
+        Some(Ty::Key(tables)) | Some(Ty::Opt(Ty::Key(tables))) => tables.iter().flat_map(|t| t.keys.iter().copied()).collect(),
         other => panic!("{path}.{input} is not a keyed input: {other:?}"),
     }
 }
@@ -148,4 +153,70 @@ fn mercenary_attack_and_unit_attack_agree_for_every_pair_of_unit_types() {
             }
         }
     }
+}
+
+/// Starleader 5.3: a turn's actions (`turn_actions`) are priced one by one by `action_cost` (5.31,
+/// 5.5, 5.61) against the turn's AP (`turn_ap`). For every Combat Action, every movement and every
+/// named Special Action, from both positions, with the optional actions on and off, a one-action turn
+/// is refused exactly when `action_cost` refuses the action (same reasons) and otherwise spends what
+/// `action_cost` charges. Two actions differ by the book: Counter Fire was paid when announced (5.2
+/// step 3) and Dodging is announced, not executed (5.62); they are checked on their own.
+#[test]
+fn starleader_turn_actions_and_action_cost_agree_for_every_action() {
+    let actions = keys_of("starleader.action_cost", "action");
+    let movements = keys_of("starleader.action_cost", "movement_type");
+    let specials = keys_of("starleader.action_cost", "special");
+    let (mut accepted, mut refused) = (0, 0);
+    for action in &actions {
+        let extras: Vec<(&str, &str)> = match *action {
+            "Movement" => movements.iter().map(|m| ("movement", *m)).collect(),
+            "Special Action" => specials.iter().map(|s| ("special", *s)).chain([("special", "-")]).collect(),
+            _ => vec![("movement", "-")],
+        };
+        for (slot, value) in extras {
+            for position in ["up", "down"] {
+                for options in ["false", "true"] {
+                    let input = if slot == "movement" { "movement_type" } else { "special" };
+                    let sets = [
+                        ("action", *action),
+                        (input, value),
+                        ("position", position),
+                        ("handle_object", options),
+                        ("special_action", options),
+                        ("dodging", options),
+                    ];
+                    let cost = verdict("starleader.action_cost", &sets, "", &["ap_cost"]);
+                    let item = if value == "-" {
+                        format!("{{action: {action:?}}}")
+                    } else {
+                        format!("{{action: {action:?}, {slot}: {value:?}}}")
+                    };
+                    let yaml = format!(
+                        "{{adjusted_ap: 8, prowess_now: 12, position: {position}, counter_fire: {}, handle_object: {options}, \
+                         special_action: {options}, dodging: {options}, actions: [{item}]}}",
+                        *action == "Counter Fire"
+                    );
+                    let turn = verdict("starleader.turn_actions", &[], &yaml, &["spent"]);
+                    match *action {
+                        "Counter Fire" => assert_eq!(turn, Verdict::Accepted(vec![("spent=0".into(), Prob::one())]), "{yaml}"),
+                        "Dodging" => assert!(matches!(turn, Verdict::Refused(_)), "{yaml}: {turn:?}"),
+                        _ => {
+                            let expected = match cost {
+                                Verdict::Accepted(d) => {
+                                    Verdict::Accepted(d.into_iter().map(|(k, p)| (k.replace("ap_cost", "spent"), p)).collect())
+                                }
+                                refused => refused,
+                            };
+                            match expected {
+                                Verdict::Accepted(_) => accepted += 1,
+                                Verdict::Refused(_) => refused += 1,
+                            }
+                            assert_eq!(turn, expected, "action_cost {sets:?} and turn_actions {yaml} disagree");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(accepted > 20 && refused > 20, "accepted {accepted}, refused {refused}");
 }

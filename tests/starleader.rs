@@ -16,7 +16,10 @@ fn a_target_beyond_the_maximum_range_cannot_be_fired_at() {
         for range_note in ["false", "true"] {
             let sets = [("weapon", "Hanza 6/-3"), ("range_m", "60"), ("range_note", range_note)];
             let why = refusals(attempt(resolver, &sets, ""));
-            assert!(why.iter().any(|m| m.contains("maximum range")), "{resolver}, range note {range_note}: {why:?}");
+            assert!(
+                why.iter().any(|m| m.contains("maximum range")),
+                "{resolver}, range note {range_note}: {why:?}"
+            );
         }
         // At its maximum range it still fires (4d6, then 2d6 for damage if `fire` hits).
         let sets = [("weapon", "Hanza 6/-3"), ("range_m", "50")];
@@ -28,7 +31,14 @@ fn a_target_beyond_the_maximum_range_cannot_be_fired_at() {
 /// hexes and a third: 37 hexes (49 1/3 m) are in range, 38 (50 2/3 m) are not.
 #[test]
 fn indoors_the_range_counts_hexes_at_one_and_a_third_metres() {
-    let at = |hexes: &str| resolve("starleader.to_hit", &[("weapon", "Hanza 6/-3"), ("range_hexes", hexes)], "", &[6, 6, 6, 6]);
+    let at = |hexes: &str| {
+        resolve(
+            "starleader.to_hit",
+            &[("weapon", "Hanza 6/-3"), ("range_hexes", hexes)],
+            "",
+            &[6, 6, 6, 6],
+        )
+    };
     assert_eq!(field(&at("37").unwrap(), "result"), "miss");
     let why = refusals(attempt("starleader.to_hit", &[("weapon", "Hanza 6/-3"), ("range_hexes", "38")], ""));
     assert!(why.iter().any(|m| m.contains("51 m") && m.contains("maximum range")), "{why:?}");
@@ -43,7 +53,11 @@ fn to_hit_refuses_a_mounted_weapon_held_by_hand() {
     let sets = [("weapon", "Karbyn 10/-1"), ("mounted_weapons", "true"), ("mount", "none")];
     for resolver in ["starleader.to_hit", "starleader.fire"] {
         let why = refusals(attempt(resolver, &sets, ""));
-        assert!(why.iter().any(|m| m.contains("deployed or braced") && m.ends_with("[Starleader 7.1]")), "{resolver}: {why:?}");
+        assert!(
+            why.iter()
+                .any(|m| m.contains("deployed or braced") && m.ends_with("[Starleader 7.1]")),
+            "{resolver}: {why:?}"
+        );
     }
 }
 
@@ -71,7 +85,11 @@ fn heavy_hit_6_leaves_no_action_points_for_the_rest_of_the_turn_and_the_next_two
 /// one rather than ignoring it.
 #[test]
 fn a_heavy_hit_needs_the_heavy_hit_table() {
-    let sets = [("adjusted_ap", "8"), ("prowess_now", "10"), ("heavy_hit_last_turn", "down_unconscious")];
+    let sets = [
+        ("adjusted_ap", "8"),
+        ("prowess_now", "10"),
+        ("heavy_hit_last_turn", "down_unconscious"),
+    ];
     let why = refusals(attempt("starleader.turn_ap", &sets, ""));
     assert!(why.iter().any(|m| m.contains("heavy_hits")), "{why:?}");
 }
@@ -85,9 +103,7 @@ fn a_heavy_hit_needs_the_heavy_hit_table() {
 /// Make another Panic check for him at the end of the third turn."
 #[test]
 fn panic_results_take_hold_in_the_turns_the_book_gives() {
-    let at = |effect: &str, turn: &str| {
-        resolve("starleader.panic_effects", &[("effect", effect), ("turns_since", turn)], "", &[]).unwrap()
-    };
+    let at = |effect: &str, turn: &str| resolve("starleader.panic_effects", &[("effect", effect), ("turns_since", turn)], "", &[]).unwrap();
     let take_cover = at("take_cover", "1");
     assert_eq!(field(&take_cover, "takes_cover"), "true");
     assert_eq!(field(&take_cover, "toward_enemy"), "false");
@@ -100,8 +116,14 @@ fn panic_results_take_hold_in_the_turns_the_book_gives() {
     assert_eq!(field(&no_fire, "check_bonus"), "0");
 
     let flee = at("flee", "1");
-    assert_eq!((field(&flee, "flees"), field(&flee, "fires"), field(&flee, "acts")), ("true".into(), "false".into(), "true".into()));
-    assert_eq!((field(&flee, "check_at_end"), field(&flee, "check_bonus")), ("true".into(), "3".into()));
+    assert_eq!(
+        (field(&flee, "flees"), field(&flee, "fires"), field(&flee, "acts")),
+        ("true".into(), "false".into(), "true".into())
+    );
+    assert_eq!(
+        (field(&flee, "check_at_end"), field(&flee, "check_bonus")),
+        ("true".into(), "3".into())
+    );
 
     for turn in ["1", "2", "3"] {
         assert_eq!(field(&at("collapse", turn), "acts"), "false", "turn {turn}");
@@ -110,7 +132,10 @@ fn panic_results_take_hold_in_the_turns_the_book_gives() {
     assert_eq!(field(&at("collapse", "3"), "check_at_end"), "true");
     assert_eq!(field(&at("collapse", "2"), "check_at_end"), "false");
     let after = at("collapse", "4");
-    assert_eq!((field(&after, "acts"), field(&after, "flees"), field(&after, "fires")), ("true".into(), "true".into(), "false".into()));
+    assert_eq!(
+        (field(&after, "acts"), field(&after, "flees"), field(&after, "fires")),
+        ("true".into(), "true".into(), "false".into())
+    );
     assert_eq!(field(&at("collapse", "5"), "flees"), "false");
 }
 
@@ -118,7 +143,13 @@ fn panic_results_take_hold_in_the_turns_the_book_gives() {
 #[test]
 fn a_collapsed_character_has_no_action_points() {
     let ap = |turn: &str| {
-        let sets = [("adjusted_ap", "8"), ("prowess_now", "10"), ("panic_checks", "true"), ("panic", "collapse"), ("panic_turns_since", turn)];
+        let sets = [
+            ("adjusted_ap", "8"),
+            ("prowess_now", "10"),
+            ("panic_checks", "true"),
+            ("panic", "collapse"),
+            ("panic_turns_since", turn),
+        ];
         field(&resolve("starleader.turn_ap", &sets, "", &[]).unwrap(), "ap")
     };
     assert_eq!(ap("3"), "0");
@@ -154,7 +185,10 @@ fn counter_fire_at_most_once_a_turn() {
     let once = turn("{action: Counter Fire}").unwrap();
     assert_eq!(field(&once, "counter_fired"), "true");
     let why = refusals(turn("{action: Counter Fire}, {action: Counter Fire}"));
-    assert!(why.iter().any(|m| m.contains("once per turn") && m.ends_with("[Starleader 5.4]")), "{why:?}");
+    assert!(
+        why.iter().any(|m| m.contains("once per turn") && m.ends_with("[Starleader 5.4]")),
+        "{why:?}"
+    );
 }
 
 /// 5.2 step 3 and 5.4: counter-fire's four AP are "considered expended now", at the announcement,
@@ -163,9 +197,18 @@ fn counter_fire_at_most_once_a_turn() {
 #[test]
 fn counter_fire_is_paid_when_announced() {
     let t = turn("{action: Counter Fire}, {action: Weapon Fire}").unwrap();
-    assert_eq!((field(&t, "ap"), field(&t, "spent"), field(&t, "left")), ("4".into(), "4".into(), "0".into()));
-    let unannounced = attempt("starleader.turn_actions", &[], "{adjusted_ap: 8, prowess_now: 12, actions: [{action: Counter Fire}]}");
-    assert!(refusals(unannounced).iter().any(|m| m.contains("did not announce counter-fire") && m.ends_with("[Starleader 5.2]")));
+    assert_eq!(
+        (field(&t, "ap"), field(&t, "spent"), field(&t, "left")),
+        ("4".into(), "4".into(), "0".into())
+    );
+    let unannounced = attempt(
+        "starleader.turn_actions",
+        &[],
+        "{adjusted_ap: 8, prowess_now: 12, actions: [{action: Counter Fire}]}",
+    );
+    assert!(refusals(unannounced)
+        .iter()
+        .any(|m| m.contains("did not announce counter-fire") && m.ends_with("[Starleader 5.2]")));
 }
 
 /// 5.3: "A character allocates his adjusted Action Points to Actions until all his Action Points
@@ -188,7 +231,9 @@ fn a_turn_follows_the_character_s_position() {
     let t = resolve("starleader.turn_actions", &[], yaml, &[]).unwrap();
     assert_eq!((field(&t, "spent"), field(&t, "position")), ("4".into(), "down".into()));
     let yaml = "{adjusted_ap: 8, prowess_now: 12, actions: [{action: Movement, movement: Crawl one hex}]}";
-    assert!(refusals(attempt("starleader.turn_actions", &[], yaml)).iter().any(|m| m.contains("DOWN") || m.contains("down")));
+    assert!(refusals(attempt("starleader.turn_actions", &[], yaml))
+        .iter()
+        .any(|m| m.contains("DOWN") || m.contains("down")));
 }
 
 // ------------------------------------------------------------------ the combat turn (5.2)
@@ -234,7 +279,10 @@ fn the_combat_ends_when_a_side_has_no_able_character() {
 /// of 8) is refused, naming him.
 #[test]
 fn the_combat_turn_refuses_actions_beyond_a_character_s_ap() {
-    let yaml = COMBATANTS.replace("actions: [{action: Weapon Fire}, {action: Weapon Fire}]", "actions: [{action: Weapon Fire}, {action: Weapon Fire}, {action: Weapon Fire}]");
+    let yaml = COMBATANTS.replace(
+        "actions: [{action: Weapon Fire}, {action: Weapon Fire}]",
+        "actions: [{action: Weapon Fire}, {action: Weapon Fire}, {action: Weapon Fire}]",
+    );
     let why = refusals(attempt("starleader.combat_turn", &[], &yaml));
     assert!(why.iter().any(|m| m.contains("Zdanthan") && m.contains("12 AP")), "{why:?}");
 }
@@ -253,8 +301,14 @@ fn the_medikit_restores_two_prowess_for_ten_turns() {
         &[],
     )
     .unwrap();
-    assert_eq!((field(&used, "prowess_now"), field(&used, "condition")), ("2".into(), "able".into()));
-    assert_eq!((field(&used, "held_normal"), field(&used, "felt_on_turn")), ("2".into(), "13".into()));
+    assert_eq!(
+        (field(&used, "prowess_now"), field(&used, "condition")),
+        ("2".into(), "able".into())
+    );
+    assert_eq!(
+        (field(&used, "held_normal"), field(&used, "felt_on_turn")),
+        ("2".into(), "13".into())
+    );
     let felt = resolve(
         "starleader.medikit_wears_off",
         &[("prowess", "12"), ("normal_damage", "10"), ("held_normal", "2")],
@@ -262,12 +316,26 @@ fn the_medikit_restores_two_prowess_for_ten_turns() {
         &[],
     )
     .unwrap();
-    assert_eq!((field(&felt, "prowess_now"), field(&felt, "condition")), ("0".into(), "unconscious".into()));
+    assert_eq!(
+        (field(&felt, "prowess_now"), field(&felt, "condition")),
+        ("0".into(), "unconscious".into())
+    );
     // Without a Medikit, or on a dead character, it does nothing: refused.
     let none = refusals(attempt("starleader.medikit", &[("prowess", "12"), ("normal_damage", "5")], ""));
-    assert!(none.iter().any(|m| m.contains("no working Medikit") && m.ends_with("[Starleader 9.0]")), "{none:?}");
-    let dead = refusals(attempt("starleader.medikit", &[("prowess", "12"), ("normal_damage", "13"), ("gadgets", "Medikit")], ""));
-    assert!(dead.iter().any(|m| m.contains("dead") && m.ends_with("[Starleader 6.5]")), "{dead:?}");
+    assert!(
+        none.iter()
+            .any(|m| m.contains("no working Medikit") && m.ends_with("[Starleader 9.0]")),
+        "{none:?}"
+    );
+    let dead = refusals(attempt(
+        "starleader.medikit",
+        &[("prowess", "12"), ("normal_damage", "13"), ("gadgets", "Medikit")],
+        "",
+    ));
+    assert!(
+        dead.iter().any(|m| m.contains("dead") && m.ends_with("[Starleader 6.5]")),
+        "{dead:?}"
+    );
 }
 
 /// HEALER (9.0): "Permanently restores 1 PR of damage per combat turn up to total of 3 PR."
@@ -276,16 +344,27 @@ fn the_healer_restores_one_prowess_a_turn_up_to_three() {
     let heal = |restored: &str| {
         resolve(
             "starleader.healer",
-            &[("prowess", "12"), ("normal_damage", "6"), ("gadgets", "Healer"), ("restored", restored)],
+            &[
+                ("prowess", "12"),
+                ("normal_damage", "6"),
+                ("gadgets", "Healer"),
+                ("restored", restored),
+            ],
             "",
             &[],
         )
         .unwrap()
     };
     let first = heal("0");
-    assert_eq!((field(&first, "normal_damage"), field(&first, "restored")), ("5".into(), "1".into()));
+    assert_eq!(
+        (field(&first, "normal_damage"), field(&first, "restored")),
+        ("5".into(), "1".into())
+    );
     let spent = heal("3");
-    assert_eq!((field(&spent, "normal_damage"), field(&spent, "restored")), ("6".into(), "3".into()));
+    assert_eq!(
+        (field(&spent, "normal_damage"), field(&spent, "restored")),
+        ("6".into(), "3".into())
+    );
 }
 
 /// STASIZER (9.0): "Preserves life of dead character for 1 hour if Prowess 0 to -10. Medical Module
@@ -294,19 +373,38 @@ fn the_healer_restores_one_prowess_a_turn_up_to_three() {
 fn the_stasizer_preserves_the_dead_and_the_medical_module_revives_half() {
     let dead = [("prowess", "12"), ("normal_damage", "17"), ("gadgets", "Stasizer")];
     let revived = resolve("starleader.stasizer", &dead, "", &[3]).unwrap();
-    assert_eq!((field(&revived, "revived"), field(&revived, "condition")), ("true".into(), "unconscious".into()));
+    assert_eq!(
+        (field(&revived, "revived"), field(&revived, "condition")),
+        ("true".into(), "unconscious".into())
+    );
     let lost = resolve("starleader.stasizer", &dead, "", &[4]).unwrap();
-    assert_eq!((field(&lost, "preserved"), field(&lost, "revived"), field(&lost, "condition")), ("true".into(), "false".into(), "dead".into()));
+    assert_eq!(
+        (field(&lost, "preserved"), field(&lost, "revived"), field(&lost, "condition")),
+        ("true".into(), "false".into(), "dead".into())
+    );
     let d = odds("starleader.stasizer", &dead, "").unwrap();
-    assert_eq!(d.probability(|o| o.field("revived").map(|v| v.to_string()) == Some("true".into())).to_string(), "1/2");
+    assert_eq!(
+        d.probability(|o| o.field("revived").map(|v| v.to_string()) == Some("true".into()))
+            .to_string(),
+        "1/2"
+    );
     // Beyond -10, or after the hour, or without the gadget: dead, no die rolled.
     for sets in [
         vec![("prowess", "12"), ("normal_damage", "23"), ("gadgets", "Stasizer")],
-        vec![("prowess", "12"), ("normal_damage", "17"), ("gadgets", "Stasizer"), ("minutes", "61")],
+        vec![
+            ("prowess", "12"),
+            ("normal_damage", "17"),
+            ("gadgets", "Stasizer"),
+            ("minutes", "61"),
+        ],
         vec![("prowess", "12"), ("normal_damage", "17")],
     ] {
         let o = resolve("starleader.stasizer", &sets, "", &[]).unwrap();
-        assert_eq!((field(&o, "revived"), field(&o, "condition")), ("false".into(), "dead".into()), "{sets:?}");
+        assert_eq!(
+            (field(&o, "revived"), field(&o, "condition")),
+            ("false".into(), "dead".into()),
+            "{sets:?}"
+        );
     }
 }
 

@@ -284,7 +284,10 @@ fn percentile_reads_double_zero_as_100() {
 /// "half its damage dice" can add up to none) has the distribution {0: 1}.
 #[test]
 fn zero_dice_roll_zero() {
-    for s in [DiceSpec::new(0, 6), spec(0, 6, false, Read::SumFloor { per_die: -2, floor: 0 }, None)] {
+    for s in [
+        DiceSpec::new(0, 6),
+        spec(0, 6, false, Read::SumFloor { per_die: -2, floor: 0 }, None),
+    ] {
         assert_eq!(s.distribution().unwrap(), vec![(0, 1)], "{s:?}");
         assert_eq!((s.min(), s.max()), (0, 0));
         let mut seeded = Seeded::new(7);
@@ -297,6 +300,9 @@ fn zero_dice_roll_zero() {
         assert_eq!(d.outcomes, vec![(0, Prob::one())]);
     }
     // A reroll range that takes the only value leaves nothing to throw.
-    assert!(matches!(spec(0, 6, false, Read::Sum, Some((0, 0))).distribution(), Err(Error::RerollLimit)));
+    assert!(matches!(
+        spec(0, 6, false, Read::Sum, Some((0, 0))).distribution(),
+        Err(Error::RerollLimit)
+    ));
     assert_eq!(DiceSpec::new(0, 6).notation(), "0d6");
 }

@@ -47,7 +47,11 @@ pub fn attempt(path: &str, sets: &[(&str, &str)], yaml: &str) -> Result<rulebook
 }
 
 /// Exact odds of a resolver.
-pub fn odds(path: &str, sets: &[(&str, &str)], yaml: &str) -> Result<rulebook::runtime::Distribution<rulebook::runtime::Value>, rulebook::runtime::Error> {
+pub fn odds(
+    path: &str,
+    sets: &[(&str, &str)],
+    yaml: &str,
+) -> Result<rulebook::runtime::Distribution<rulebook::runtime::Value>, rulebook::runtime::Error> {
     let (r, inputs) = bind(path, sets, yaml);
     rulebook::runtime::odds_dyn(r, &inputs)
 }
@@ -60,7 +64,9 @@ pub fn field(v: &rulebook::runtime::Value, name: &str) -> String {
 /// The refusal messages of a rejected situation; panics on success or on another error.
 pub fn refusals(r: Result<rulebook::runtime::Value, rulebook::runtime::Error>) -> Vec<String> {
     match r {
-        Err(rulebook::runtime::Error::Rejected { violations }) => violations.into_iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect(),
+        Err(rulebook::runtime::Error::Rejected { violations }) => {
+            violations.into_iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect()
+        }
         Err(e) => panic!("expected the rules to refuse, got the error: {e}"),
         Ok(v) => panic!("expected the rules to refuse, got the outcome {v}"),
     }
