@@ -23,6 +23,8 @@ use rulebook_runtime::{self as rt, Dice, DiceSpec, Key, NoTrace, Read, Recorder,
 
 /// `const los_blocking_size` (turn.rules, 6.21).
 const LOS_BLOCKING_SIZE: i64 = 6;
+/// `const metres_per_three_hexes` (turn.rules, 11.0): a hex is 1 1/3 m.
+const METRES_PER_THREE_HEXES: i64 = 4;
 
 const D4D6: DiceSpec = DiceSpec::new(4, 6);
 const D2D6: DiceSpec = DiceSpec::new(2, 6);
@@ -68,6 +70,7 @@ impl Ids {
 struct Weapon {
     density: i64,
     punch: i64,
+    range_m: i64,
     mount: bool,
     stunner: bool,
     pistol: bool,
@@ -98,6 +101,7 @@ fn weapon(ids: &Ids, k: Key) -> Result<Weapon, RefError> {
             $t.get(i).map(|r| Weapon {
                 density: r.density,
                 punch: r.punch,
+                range_m: r.range_m,
                 mount: r.mount,
                 stunner: r.stunner,
                 pistol: $pistol,
@@ -214,6 +218,15 @@ fn fire_ref<D: Dice + ?Sized>(dice: &mut D, ids: &Ids, inp: &FireInputs) -> Resu
     }
     // 6.21: an obstacle of Target Size los_blocking_size or more blocks Line-of-Sight.
     if inp.obstacle_size >= LOS_BLOCKING_SIZE {
+        return Err(RefError::Rejected);
+    }
+    // The RANGE column is the maximum range: range_m outdoors, else hexes at 1 1/3 m, rounded up.
+    let distance_m = if inp.range_m > 0 {
+        inp.range_m
+    } else {
+        (inp.range_hexes * METRES_PER_THREE_HEXES + 2) / 3
+    };
+    if distance_m > w.range_m {
         return Err(RefError::Rejected);
     }
 
@@ -439,10 +452,13 @@ fn setup() -> (Ids, FireInputs) {
     v.dodging = true;
     v.firer_dodging = true;
     v.range_note = true;
-    v.range_m = 250;
+    v.range_m = 100; // this rifle's maximum range
+
     v.armor_rating = 1;
     v.target_gadgets = vec![key("gadgets", "Vacpak")];
     check_agreement(&ids, &v, 2_000, "variant rifle/no specials");
+    v.range_m = 101; // beyond it: both must reject
+    check_agreement(&ids, &v, 200, "variant out of range");
     (ids, inp)
 }
 

@@ -53,4 +53,36 @@ fn ok_corpus_generated_code_compiles() {
         "generated code failed to compile:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+
+    // Run one corpus resolver: dice counts computed at run time (`ok/dice_count.rules`). Zero dice
+    // roll 0 without faces; a negative count is an error naming the roll and its notation.
+    std::fs::write(
+        dir.join("src/main.rs"),
+        r#"use corpus_check::ok_dice_count::{counted, CountedInputs};
+use rulebook_runtime as rt;
+fn main() {
+    for n in [0, 2, -3] {
+        let mut dice = rt::Scripted::new(vec![6, 5]);
+        match counted(&mut dice, &mut rt::NoTrace, &CountedInputs { n }) {
+            Ok(o) => println!("{n}: total {} nothing {} faces used {}", o.total, o.nothing, dice.used()),
+            Err(e) => println!("{n}: error: {e}"),
+        }
+    }
+}
+"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--offline"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "0: total 0 nothing 0 faces used 0\n\
+         2: total 11 nothing 0 faces used 2\n\
+         -3: error: invalid operation: dice count -3 is negative in roll `damage` ((count)d6)\n"
+    );
 }

@@ -371,3 +371,90 @@ fn a_battle_trace_cuts_whole_army_states_unless_full() {
     // Same battle, same dice: only the printing differs.
     assert_eq!(text.lines().count(), full_text.lines().count());
 }
+
+// ------------------------------------------------------------------ zero dice, suppression (New Combat Rules)
+
+/// Ground Force Weaponry against Starship-scale Targets: when no weapon hits there are no damage
+/// dice to roll, and rolling no dice is 0 damage, not an error.
+#[test]
+fn ground_weapons_that_all_miss_do_no_damage() {
+    // Two weapons of 3D, skill 0: 1+1 +4 = 6 and 1+1 +4 = 6, both below 8.
+    let out = common::resolve(
+        "mercenary.ground_vs_starship",
+        &[("skill", "0"), ("weapons", "3,3")],
+        "",
+        &[1, 1, 1, 1],
+    )
+    .unwrap();
+    for (f, want) in [("hits", "0"), ("damage_dice", "0"), ("ground_damage", "0"), ("damage", "0")] {
+        assert_eq!(common::field(&out, f), want, "{f}");
+    }
+    // Exactly: no damage dice at all when both miss. A hit is 2D + 4 >= 8, 33/36; a miss 3/36 = 1/12,
+    // so both miss with (1/12)^2 = 1/144.
+    let d = common::odds("mercenary.ground_vs_starship", &[("skill", "0"), ("weapons", "3,3")], "").unwrap();
+    assert_eq!(
+        d.probability(|o| o.field("damage_dice") == Some(&runtime::Value::Int(0)))
+            .to_string(),
+        "1/144"
+    );
+}
+
+/// Traveller core rules, Damage: a weapon with 0 damage dice (the inputs allow it) that hits does
+/// its flat bonus only.
+#[test]
+fn a_hit_with_no_damage_dice_does_its_bonus_only() {
+    let out = common::resolve(
+        "mercenary.ranged_attack",
+        &[("skill", "1"), ("damage_dice", "0"), ("damage_bonus", "2")],
+        "",
+        &[6, 6],
+    )
+    .unwrap();
+    assert_eq!(
+        (common::field(&out, "success"), common::field(&out, "damage")),
+        ("true".into(), "2".into())
+    );
+}
+
+/// Suppression Fire: "stalling their next action by adding an initiative penalty equal to the Effect
+/// of the attack. Suppressed targets also receive a -1DM penalty to any skill checks that they try
+/// to perform in both the current and following combat round ... The target must be allowed to take
+/// one action before he can be suppressed again."
+#[test]
+fn suppression_is_carried_into_the_next_combat_round() {
+    // Round 4: skill 2, 6+5 = 11, -2 DM: 11 + 2 - 2 = 11, Effect 3.
+    let fire = common::resolve("mercenary.suppression_fire", &[("skill", "2"), ("round", "4")], "", &[6, 5]).unwrap();
+    assert_eq!(common::field(&fire, "suppressed"), "true");
+    assert_eq!(common::field(&fire, "initiative_penalty"), "3");
+    assert_eq!(common::field(&fire, "suppressed_round"), "4");
+    let effects = |round: &str, acted: &str| {
+        let sets = [
+            ("round", round),
+            ("suppressed_round", "4"),
+            ("initiative_penalty", "3"),
+            ("acted_since", acted),
+        ];
+        let o = common::resolve("mercenary.suppression_effects", &sets, "", &[]).unwrap();
+        (
+            common::field(&o, "skill_dm"),
+            common::field(&o, "initiative_dm"),
+            common::field(&o, "can_be_suppressed"),
+        )
+    };
+    // The round it happened in: -1 to checks, his next action stalled by 3, not suppressible again.
+    assert_eq!(effects("4", "false"), ("-1".into(), "-3".into(), "false".into()));
+    // The following round: still -1; the stall waits for his next action if he has not acted yet.
+    assert_eq!(effects("5", "false"), ("-1".into(), "-3".into(), "false".into()));
+    assert_eq!(effects("5", "true"), ("-1".into(), "0".into(), "true".into()));
+    // Two rounds later it is over.
+    assert_eq!(effects("6", "true"), ("0".into(), "0".into(), "true".into()));
+    // The -1 reaches the target's own attack throw in round 5: 2D 4+4 + skill 0 - 1 = 7 misses.
+    let shot = common::resolve(
+        "mercenary.attack_throw",
+        &[("skill", "0"), ("dm", &effects("5", "true").0)],
+        "",
+        &[4, 4],
+    )
+    .unwrap();
+    assert_eq!(common::field(&shot, "success"), "false");
+}

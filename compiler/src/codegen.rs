@@ -844,7 +844,7 @@ impl<'a> Gen<'a> {
                 self.trace_let(o, name, var, ty, cite);
             }
             Stmt::Roll { var, label, dice, cite } => {
-                let spec = self.spec(dice);
+                let spec = self.spec(dice, label);
                 let _ = writeln!(o, "let {var}: i64 = dice.roll(&{spec})?;");
                 let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {}.to_string(), faces: dice.last_faces().to_vec(), value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(&dice.notation), lit(cite));
             }
@@ -1095,7 +1095,8 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn spec(&self, d: &Dice) -> String {
+    /// `label` names the roll in the error for a dice count outside 0..=65535.
+    fn spec(&self, d: &Dice, label: &str) -> String {
         let read = match &d.read {
             Read::Sum => "rt::Read::Sum".to_string(),
             Read::KeepHighest(k) => format!("rt::Read::KeepHighest({k})"),
@@ -1115,8 +1116,10 @@ impl<'a> Gen<'a> {
         let count = match &d.count.kind {
             ExprKind::Const(Const::Int(n)) => format!("{n}"),
             _ => format!(
-                "u16::try_from({}).map_err(|_| rt::Error::Domain {{ what: \"dice count\".to_string() }})?",
-                self.expr(&d.count)
+                "{{ let n: i64 = {}; u16::try_from(n).map_err(|_| rt::Error::Domain {{ what: format!(\"dice count {{}} is {{}} in roll `{{}}` ({{}})\", n, if n < 0 {{ \"negative\" }} else {{ \"too large\" }}, {}, {}) }})? }}",
+                self.expr(&d.count),
+                lit(label),
+                lit(&d.notation)
             ),
         };
         let body = format!(

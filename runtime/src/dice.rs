@@ -79,7 +79,9 @@ impl DiceSpec {
     }
 
     /// Rejects specs no throw can satisfy, so later arithmetic never divides by zero or indexes
-    /// past a two-dice read. Generated specs always pass; this guards hand-built ones.
+    /// past a two-dice read. Generated specs always pass; this guards hand-built ones. A count of 0
+    /// is valid for the summing reads: no faces, read as 0 (the reads of a fixed number of dice,
+    /// flux, percentile and keep, still need theirs).
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |why: &str| {
             Err(Error::Domain {
@@ -88,9 +90,6 @@ impl DiceSpec {
         };
         if self.sides == 0 {
             return bad("dice need at least one side");
-        }
-        if self.count == 0 {
-            return bad("at least one die must be thrown");
         }
         match self.read {
             Read::Flux | Read::BadFlux if self.count != 2 => bad("flux needs exactly 2 dice"),

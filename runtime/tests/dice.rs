@@ -113,8 +113,9 @@ fn notation() {
 #[test]
 fn invalid_and_oversized_specs_are_errors_not_panics() {
     for s in [
-        DiceSpec::new(0, 6),
         DiceSpec::new(2, 0),
+        spec(0, 6, false, Read::Flux, None),
+        spec(0, 6, false, Read::KeepHighest(1), None),
         spec(3, 6, false, Read::Flux, None),
         spec(2, 6, false, Read::Percentile, None),
         spec(2, 6, false, Read::KeepHighest(3), None),
@@ -277,4 +278,31 @@ fn percentile_reads_double_zero_as_100() {
     let mut d = Scripted::new(vec![0, 0, 0, 7, 9, 9, 4, 2]);
     let got: Vec<i64> = (0..4).map(|_| d.roll(&p).unwrap()).collect();
     assert_eq!(got, [100, 7, 99, 42]);
+}
+
+/// Rolling no dice is 0, with no faces, whatever the dice source: a summed throw of 0 dice (Mercenary's
+/// "half its damage dice" can add up to none) has the distribution {0: 1}.
+#[test]
+fn zero_dice_roll_zero() {
+    for s in [
+        DiceSpec::new(0, 6),
+        spec(0, 6, false, Read::SumFloor { per_die: -2, floor: 0 }, None),
+    ] {
+        assert_eq!(s.distribution().unwrap(), vec![(0, 1)], "{s:?}");
+        assert_eq!((s.min(), s.max()), (0, 0));
+        let mut seeded = Seeded::new(7);
+        assert_eq!(seeded.roll(&s).unwrap(), 0);
+        assert!(seeded.last_faces().is_empty());
+        let mut scripted = Scripted::new(vec![4]);
+        assert_eq!(scripted.roll(&s).unwrap(), 0);
+        assert_eq!((scripted.used(), scripted.last_faces().len()), (0, 0));
+        let d = rulebook_runtime::enumerate(|dice| dice.roll(&s)).unwrap();
+        assert_eq!(d.outcomes, vec![(0, Prob::one())]);
+    }
+    // A reroll range that takes the only value leaves nothing to throw.
+    assert!(matches!(
+        spec(0, 6, false, Read::Sum, Some((0, 0))).distribution(),
+        Err(Error::RerollLimit)
+    ));
+    assert_eq!(DiceSpec::new(0, 6).notation(), "0d6");
 }

@@ -197,8 +197,11 @@ fn errors_propagate_and_limits_hold() {
     assert_eq!(err, Err(Error::Overflow));
     let err = enumerate_with_limit(100, |d| Ok(d.roll(&DiceSpec::new(3, 6))? + d.roll(&DiceSpec::new(3, 6))?));
     assert_eq!(err, Err(Error::TooManyBranches { limit: 100 }));
-    let err = enumerate(|d| d.roll(&DiceSpec::new(0, 6)));
+    let err = enumerate(|d| d.roll(&DiceSpec::new(2, 0)));
     assert!(matches!(err, Err(Error::Domain { .. })));
+    // Zero dice are no error: one branch, the value 0, inside a larger tree.
+    let d = enumerate(|d| Ok(d.roll(&D6)? + d.roll(&DiceSpec::new(0, 6))?)).unwrap();
+    assert_eq!(d.outcomes.len(), 6);
     // A resolver whose rolls change between replays is detected, not silently mis-weighted.
     let mut calls = 0;
     let err = enumerate(|d| {
