@@ -6,12 +6,20 @@ fn read(rel: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
+/// Every `.rs` file under `dir`, sub-folders included (the checker's phase modules live in
+/// `compiler/src/check/`), as (path from the project root, text), in path order.
 fn rust_files(dir: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|x| x == "rs") {
-            let name = format!("{dir}/{}", p.file_name().unwrap().to_string_lossy());
+    let mut entries: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = format!("{dir}/{}", p.file_name().unwrap().to_string_lossy());
+        if p.is_dir() && !["tests", "examples", "common"].iter().any(|skip| name.ends_with(skip)) {
+            out.extend(rust_files(&name));
+        } else if p.extension().is_some_and(|x| x == "rs") {
             out.push((name.clone(), std::fs::read_to_string(&p).unwrap()));
         }
     }

@@ -215,7 +215,8 @@ fn exact_odds_agree_on_a_sample() {
         for _ in 0..3 {
             let inputs = g.inputs(c);
             // Wide trees are refused by both alike; keep the sample quick.
-            let (co, io) = rt::with_leaf_limit(20_000, || (c.odds(&inputs), i.odds(&inputs)));
+            let limit = if cfg!(debug_assertions) { 5_000 } else { 50_000 };
+            let (co, io) = rt::with_leaf_limit(limit, || (c.odds(&inputs), i.odds(&inputs)));
             assert_eq!(
                 co.as_ref().map(|d| &d.outcomes),
                 io.as_ref().map(|d| &d.outcomes),

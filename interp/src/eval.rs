@@ -374,7 +374,7 @@ impl Sys {
                 self.trace_let(f, trace, name, var, cite.as_deref())?;
             }
             Stmt::Roll { var, label, dice: d, cite } => {
-                let spec = self.spec(d, f, trace)?;
+                let spec = self.spec(d, label, f, trace)?;
                 let v = dice.roll(&spec)?;
                 f.locals.push((var.as_str(), Value::Int(v)));
                 if T::ENABLED {
@@ -638,7 +638,7 @@ impl Sys {
         }
     }
 
-    fn spec<T: Trace>(&self, d: &'static ir::Dice, f: &mut Frame, trace: &mut T) -> Result<rt::DiceSpec, Error> {
+    fn spec<T: Trace>(&self, d: &'static ir::Dice, label: &str, f: &mut Frame, trace: &mut T) -> Result<rt::DiceSpec, Error> {
         let count = match &d.count.kind {
             ExprKind::Const(Const::Int(n)) => u16::try_from(*n).map_err(|_| Error::Domain {
                 what: "dice count".to_string(),
@@ -646,7 +646,13 @@ impl Sys {
             _ => {
                 let n = int(&self.expr(&d.count, f, trace)?)?;
                 u16::try_from(n).map_err(|_| Error::Domain {
-                    what: "dice count".to_string(),
+                    what: format!(
+                        "dice count {} is {} in roll `{}` ({})",
+                        n,
+                        if n < 0 { "negative" } else { "too large" },
+                        label,
+                        d.notation
+                    ),
                 })?
             }
         };

@@ -34,7 +34,7 @@ pub fn bind(path: &str, sets: &[(&str, &str)], yaml: &str) -> (&'static rulebook
 pub fn resolve(path: &str, sets: &[(&str, &str)], yaml: &str, faces: &[i64]) -> Result<rulebook::runtime::Value, rulebook::runtime::Error> {
     let (r, inputs) = bind(path, sets, yaml);
     let mut dice = rulebook::runtime::Scripted::new(faces.to_vec());
-    let out = (r.run_quiet)(&mut dice, &mut rulebook::runtime::NoTrace, &inputs)?;
+    let out = r.run_quiet(&mut dice, &mut rulebook::runtime::NoTrace, &inputs)?;
     assert_eq!(dice.remaining(), 0, "{path}: {} scripted faces left unused", dice.remaining());
     Ok(out)
 }
@@ -43,7 +43,7 @@ pub fn resolve(path: &str, sets: &[(&str, &str)], yaml: &str, faces: &[i64]) -> 
 /// (every broken limit is reported at once), dice and all.
 pub fn attempt(path: &str, sets: &[(&str, &str)], yaml: &str) -> Result<rulebook::runtime::Value, rulebook::runtime::Error> {
     let (r, inputs) = bind(path, sets, yaml);
-    (r.run_quiet)(&mut rulebook::runtime::Seeded::new(0), &mut rulebook::runtime::NoTrace, &inputs)
+    r.run_quiet(&mut rulebook::runtime::Seeded::new(0), &mut rulebook::runtime::NoTrace, &inputs)
 }
 
 /// Exact odds of a resolver.

@@ -206,8 +206,8 @@ pub(super) fn dice_iv(d: &Dice) -> Iv {
             let lo_face = (fmin + p.lo).max(*floor as i128);
             let hi_face = (fmax + p.hi).max(*floor as i128);
             Iv {
-                lo: c.lo.max(0) * lo_face.min(0).max(lo_face),
-                hi: c.hi.max(0) * hi_face,
+                lo: (c.lo.max(0) * lo_face).min(c.hi.max(0) * lo_face),
+                hi: (c.lo.max(0) * hi_face).max(c.hi.max(0) * hi_face),
                 known: known && p.known,
             }
         }
