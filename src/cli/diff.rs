@@ -104,6 +104,9 @@ fn moved(before: &rt::Distribution<rt::Value>, after: &rt::Distribution<rt::Valu
     rt::Prob::Big(sum / num_rational::BigRational::from_integer(2.into()))
 }
 
+/// One outcome (or field value) with its probability before and after.
+type Row = (rt::Value, rt::Prob, rt::Prob);
+
 /// One probability as `n/d  pp.pp%` ("0" when the outcome cannot happen on that side).
 fn shown(p: &rt::Prob) -> String {
     if p.is_zero() {
@@ -169,12 +172,12 @@ fn one(old: &Side, new: &Side, path: &str, args: &DiffArgs, out: &mut dyn Write)
         Some((rt::Value::Record(f), _)) => f.iter().map(|(k, _)| *k).collect(),
         _ => Vec::new(),
     };
-    let per_field: Vec<(&'static str, Vec<(rt::Value, rt::Prob, rt::Prob)>)> = fields
+    let per_field: Vec<(&'static str, Vec<Row>)> = fields
         .iter()
         .map(|&f| (f, rows_by(&before, &after, move |o| o.field(f).cloned().unwrap_or(rt::Value::None))))
         .collect();
     if args.json {
-        let rows = |rows: &[(rt::Value, rt::Prob, rt::Prob)], key: &str| -> Vec<serde_json::Value> {
+        let rows = |rows: &[Row], key: &str| -> Vec<serde_json::Value> {
             rows.iter()
                 .map(|(k, b, a)| json!({key: k.to_json(), "before": b.numer_denom_string(), "after": a.numer_denom_string(), "change": change(b, a).numer_denom_string()}))
                 .collect()
