@@ -1,23 +1,25 @@
 //! The evaluator: runs a resolver's checked IR statement by statement, with the same dice, trace
 //! events, errors and evaluation order as the Rust that `codegen` generates from the same IR.
 //!
-//! Values are the runtime's dynamic `rt::Value` in exactly the form generated `to_value` gives, so
-//! a trace or outcome needs no conversion. Where the generated code evaluates in a particular order
+//! Values are `V` (`rt::Value` with shared lists and records), in exactly the form generated
+//! `to_value` gives. Where the generated code evaluates in a particular order
 //! (arguments before a table lookup, a record's updates before its base, both sides of an eager
 //! `??`), this file does the same, so a trace matches event for event.
 
+use crate::value::V;
 use rt::{Dec, Error, Event, Trace, Value};
 use rulebook_compiler::ast::{Agg, BinOp, CmpOp};
 use rulebook_compiler::ir::{self, Const, Expr, ExprKind, Func, Mod, MsgPart, Pattern, Stmt, TableKind, Ty};
 use rulebook_runtime as rt;
+use std::sync::Arc;
 
 /// One checked system, kept for the life of the program, with every table cell already a value.
 pub struct Sys {
     pub ir: &'static ir::System,
     /// Per table, per row: the cells as values (column order; `=> value` tables have one).
-    cells: Vec<Vec<Vec<Value>>>,
+    cells: Vec<Vec<Vec<V>>>,
     /// Per range table without a result type, per row: the row as a record of its columns.
-    rows: Vec<Vec<Value>>,
+    rows: Vec<Vec<V>>,
 }
 
 enum Flow {
@@ -29,14 +31,14 @@ enum Flow {
 /// The state of one resolver call.
 struct Frame<'a> {
     r: &'static ir::ResolverDef,
-    inputs: &'a [Value],
-    out: Vec<Value>,
-    locals: Vec<(&'static str, Value)>,
+    inputs: &'a [V],
+    out: Vec<V>,
+    locals: Vec<(&'static str, V)>,
     violations: Option<Vec<rt::Violation>>,
 }
 
 impl Frame<'_> {
-    fn local(&self, name: &str) -> Result<&Value, Error> {
+    fn local(&self, name: &str) -> Result<&V, Error> {
         self.locals
             .iter()
             .rev()
@@ -45,7 +47,7 @@ impl Frame<'_> {
             .ok_or_else(|| Error::internal(format!("interpreter: no local `{name}`")))
     }
 
-    fn local_mut(&mut self, name: &str) -> Result<&mut Value, Error> {
+    fn local_mut(&mut self, name: &str) -> Result<&mut V, Error> {
         self.locals
             .iter_mut()
             .rev()
@@ -54,7 +56,7 @@ impl Frame<'_> {
             .ok_or_else(|| Error::internal(format!("interpreter: no local `{name}`")))
     }
 
-    fn input(&self, name: &str) -> Result<&Value, Error> {
+    fn input(&self, name: &str) -> Result<&V, Error> {
         self.r
             .inputs
             .iter()
@@ -72,42 +74,44 @@ impl Frame<'_> {
     }
 }
 
-fn int(v: &Value) -> Result<i64, Error> {
+fn int(v: &V) -> Result<i64, Error> {
     match v {
-        Value::Int(i) => Ok(*i),
+        V::Int(i) => Ok(*i),
         other => Err(Error::internal(format!("interpreter: expected an int, found {other}"))),
     }
 }
 
-fn dec(v: &Value) -> Result<Dec, Error> {
+fn dec(v: &V) -> Result<Dec, Error> {
     match v {
-        Value::Dec(d) => Ok(*d),
+        V::Dec(d) => Ok(*d),
         other => Err(Error::internal(format!("interpreter: expected a decimal, found {other}"))),
     }
 }
 
-fn boolean(v: &Value) -> Result<bool, Error> {
+fn boolean(v: &V) -> Result<bool, Error> {
     match v {
-        Value::Bool(b) => Ok(*b),
+        V::Bool(b) => Ok(*b),
         other => Err(Error::internal(format!("interpreter: expected a bool, found {other}"))),
     }
 }
 
-fn key(v: &Value) -> Result<rt::Key, Error> {
+fn key(v: &V) -> Result<rt::Key, Error> {
     match v {
-        Value::Key(k) => Ok(*k),
+        V::Key(k) => Ok(*k),
         other => Err(Error::internal(format!("interpreter: expected a key, found {other}"))),
     }
 }
 
-fn list(v: Value) -> Result<Vec<Value>, Error> {
+/// The items of a list value, owned: shared lists are copied item by item (each item a cheap
+/// reference-counted copy), a list nobody else holds is taken as it is.
+fn list(v: V) -> Result<Vec<V>, Error> {
     match v {
-        Value::List(xs) => Ok(xs),
+        V::List(xs) => Ok(Arc::unwrap_or_clone(xs)),
         other => Err(Error::internal(format!("interpreter: expected a list, found {other}"))),
     }
 }
 
-fn field<'v>(v: &'v Value, name: &str) -> Result<&'v Value, Error> {
+fn field<'v>(v: &'v V, name: &str) -> Result<&'v V, Error> {
     v.field(name)
         .ok_or_else(|| Error::internal(format!("interpreter: no field `{name}` in {v}")))
 }
@@ -121,16 +125,16 @@ fn is_copy(t: &Ty) -> bool {
     }
 }
 
-fn add_mod(var: &Value, m: &Value) -> Result<Value, Error> {
+fn add_mod(var: &V, m: &V) -> Result<V, Error> {
     match (var, m) {
-        (Value::Dec(a), Value::Dec(b)) => Ok(Value::Dec(a.checked_add(*b)?)),
-        (Value::Int(a), Value::Int(b)) => Ok(Value::Int(a.checked_add(*b).ok_or(Error::Overflow)?)),
+        (V::Dec(a), V::Dec(b)) => Ok(V::Dec(a.checked_add(*b)?)),
+        (V::Int(a), V::Int(b)) => Ok(V::Int(a.checked_add(*b).ok_or(Error::Overflow)?)),
         _ => Err(Error::internal("interpreter: modifier of another type than its value")),
     }
 }
 
-fn is_zero(v: &Value) -> bool {
-    matches!(v, Value::Int(0)) || matches!(v, Value::Dec(d) if *d == Dec::ZERO)
+fn is_zero(v: &V) -> bool {
+    matches!(v, V::Int(0)) || matches!(v, V::Dec(d) if *d == Dec::ZERO)
 }
 
 impl Sys {
@@ -142,7 +146,7 @@ impl Sys {
                 (TableKind::Range { .. } | TableKind::Matrix { .. }, Some(r)) => vec![r.clone()],
                 _ => t.columns.iter().map(|(_, ty)| ty.clone()).collect(),
             };
-            let table_cells: Vec<Vec<Value>> = t
+            let table_cells: Vec<Vec<V>> = t
                 .rows
                 .iter()
                 .map(|r| match (&t.kind, &t.result) {
@@ -158,7 +162,7 @@ impl Sys {
             rows.push(
                 table_cells
                     .iter()
-                    .map(|cs| Value::Record(names.iter().copied().zip(cs.iter().cloned()).collect()))
+                    .map(|cs| V::record(names.iter().copied().zip(cs.iter().cloned()).collect()))
                     .collect(),
             );
             cells.push(table_cells);
@@ -168,9 +172,12 @@ impl Sys {
 
     /// Reads a resolver's typed inputs out of bound dynamic inputs, as generated `from_values` does
     /// (the same checks, the same errors), giving them in declaration order.
-    pub fn read_inputs(&self, rid: usize, m: &rt::Inputs) -> Result<Vec<Value>, Error> {
+    pub fn read_inputs(&self, rid: usize, m: &rt::Inputs) -> Result<Vec<V>, Error> {
         let r = &self.ir.resolvers[rid];
-        r.inputs.iter().map(|p| self.read_input(m, &p.name, &p.ty)).collect()
+        r.inputs
+            .iter()
+            .map(|p| Ok(V::from_value(&self.read_input(m, &p.name, &p.ty)?)))
+            .collect()
     }
 
     fn read_input(&self, m: &rt::Inputs, name: &str, t: &Ty) -> Result<Value, Error> {
@@ -205,7 +212,7 @@ impl Sys {
                 })?;
                 self.record_from_value(*r, v, name)
             }
-            _ => Ok(default_of(self.ir, t)),
+            _ => Ok(default_of(self.ir, t).to_value()),
         }
     }
 
@@ -252,7 +259,7 @@ impl Sys {
                     }),
                 }
             }
-            _ => Ok(default_of(self.ir, t)),
+            _ => Ok(default_of(self.ir, t).to_value()),
         }
     }
 
@@ -281,7 +288,7 @@ impl Sys {
     }
 
     /// Runs resolver `rid` on inputs already read (declaration order) and returns its outcome.
-    pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[Value]) -> Result<Value, Error> {
+    pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[V]) -> Result<V, Error> {
         let r = &self.ir.resolvers[rid];
         if T::ENABLED {
             trace.event(Event::Enter {
@@ -325,7 +332,7 @@ impl Sys {
         if T::ENABLED {
             trace.event(Event::Exit { resolver: r.name.clone() });
         }
-        Ok(Value::Record(r.outputs.iter().map(|p| p.name.as_str()).zip(f.out).collect()))
+        Ok(V::record(r.outputs.iter().map(|p| p.name.as_str()).zip(f.out).collect()))
     }
 
     /// A block in its own scope: locals it declares end with it.
@@ -376,7 +383,7 @@ impl Sys {
             Stmt::Roll { var, label, dice: d, cite } => {
                 let spec = self.spec(d, label, f, trace)?;
                 let v = dice.roll(&spec)?;
-                f.locals.push((var.as_str(), Value::Int(v)));
+                f.locals.push((var.as_str(), V::Int(v)));
                 if T::ENABLED {
                     trace.event(Event::Roll {
                         label: label.clone(),
@@ -400,14 +407,14 @@ impl Sys {
                 let r = self.expr(right, f, trace)?;
                 // The generated `l == r` here compares keys with their names, as derived equality does.
                 let result = compare(*op, &l, &r, &Ty::Error, &Ty::Error);
-                f.locals.push((var.as_str(), Value::Bool(result)));
+                f.locals.push((var.as_str(), V::Bool(result)));
                 if T::ENABLED {
                     trace.event(Event::Compare {
                         left: left_text.clone(),
-                        left_value: l,
+                        left_value: l.to_value(),
                         op: op.symbol().to_string(),
                         right: right_text.clone(),
-                        right_value: r,
+                        right_value: r.to_value(),
                         result,
                         cite: cite.clone(),
                     });
@@ -419,7 +426,7 @@ impl Sys {
                 if T::ENABLED {
                     trace.event(Event::Set {
                         field: field.clone(),
-                        value: v.clone(),
+                        value: v.to_value(),
                         cite: cite.clone(),
                     });
                 }
@@ -443,14 +450,14 @@ impl Sys {
             }
             Stmt::Call { var, resolver, args, .. } => {
                 let callee = &self.ir.resolvers[*resolver];
-                let mut values: Vec<Option<Value>> = vec![None; callee.inputs.len()];
+                let mut values: Vec<Option<V>> = vec![None; callee.inputs.len()];
                 for (n, e) in args {
                     let v = self.expr(e, f, trace)?;
                     if let Some(i) = callee.inputs.iter().position(|p| p.name == *n) {
                         values[i] = Some(v);
                     }
                 }
-                let values: Vec<Value> = values
+                let values: Vec<V> = values
                     .into_iter()
                     .zip(&callee.inputs)
                     .map(|(v, p)| v.ok_or_else(|| Error::internal(format!("interpreter: call without input `{}`", p.name))))
@@ -532,7 +539,7 @@ impl Sys {
                     shown = true;
                     trace.event(Event::Let {
                         name: format!("{name} (base)"),
-                        value: base.clone(),
+                        value: base.to_value(),
                         cite: cite.unwrap_or("").to_string(),
                     });
                 }
@@ -551,14 +558,14 @@ impl Sys {
                                 show_base(trace);
                                 trace.event(Event::Modifier {
                                     name: name.clone(),
-                                    value: m,
+                                    value: m.to_value(),
                                     cite: cite.clone(),
                                 });
                             }
                         }
                     }
                     Mod::Highest { name: group, mods } => {
-                        let mut best: Option<(Value, &str, &str)> = None;
+                        let mut best: Option<(V, &str, &str)> = None;
                         for m in mods {
                             if let Mod::One { value, name, when, cite } = m {
                                 let applies = match when {
@@ -579,7 +586,7 @@ impl Sys {
                                 show_base(trace);
                                 trace.event(Event::Modifier {
                                     name: format!("{n} ({group})"),
-                                    value: m,
+                                    value: m.to_value(),
                                     cite: c.to_string(),
                                 });
                             }
@@ -590,9 +597,9 @@ impl Sys {
             if let Some((lo, hi)) = clamp {
                 let wrap = |b: i64| {
                     if *ty == Ty::Dec {
-                        Value::Dec(Dec::from_int(b))
+                        V::Dec(Dec::from_int(b))
                     } else {
-                        Value::Int(b)
+                        V::Int(b)
                     }
                 };
                 if let Some(l) = lo {
@@ -610,7 +617,7 @@ impl Sys {
         if T::ENABLED && (cite.is_some() || !mods.is_empty()) {
             trace.event(Event::Let {
                 name: name.to_string(),
-                value: v.clone(),
+                value: v.to_value(),
                 cite: cite.unwrap_or("").to_string(),
             });
         }
@@ -622,17 +629,17 @@ impl Sys {
         if let (true, Some(c)) = (T::ENABLED, cite) {
             trace.event(Event::Let {
                 name: name.to_string(),
-                value: f.local(var)?.clone(),
+                value: f.local(var)?.to_value(),
                 cite: c.to_string(),
             });
         }
         Ok(())
     }
 
-    fn num_as<T: Trace>(&self, e: &'static Expr, ty: &Ty, f: &mut Frame, trace: &mut T) -> Result<Value, Error> {
+    fn num_as<T: Trace>(&self, e: &'static Expr, ty: &Ty, f: &mut Frame, trace: &mut T) -> Result<V, Error> {
         let v = self.expr(e, f, trace)?;
         if *ty == Ty::Dec && e.ty == Ty::Int {
-            Ok(Value::Dec(Dec::from_int(int(&v)?)))
+            Ok(V::Dec(Dec::from_int(int(&v)?)))
         } else {
             Ok(v)
         }
@@ -683,7 +690,7 @@ impl Sys {
 
     // ------------------------------------------------------------ expressions
 
-    fn expr<T: Trace>(&self, e: &'static Expr, f: &mut Frame, trace: &mut T) -> Result<Value, Error> {
+    fn expr<T: Trace>(&self, e: &'static Expr, f: &mut Frame, trace: &mut T) -> Result<V, Error> {
         match &e.kind {
             ExprKind::Const(c) => Ok(konst(self.ir, c, &e.ty)),
             ExprKind::Local(v) => f.local(v).cloned(),
@@ -696,19 +703,19 @@ impl Sys {
                 key: k, tables, column, ..
             } => {
                 let kv = self.expr(k, f, trace)?;
-                if kv == Value::None {
-                    return Ok(Value::None);
+                if kv == V::None {
+                    return Ok(V::None);
                 }
                 self.key_col(key(&kv)?, tables, column)
             }
             ExprKind::KeyName { key: k, .. } => match self.expr(k, f, trace)? {
-                Value::None => Ok(Value::None),
-                kv => Ok(Value::Text(key(&kv)?.name.to_string())),
+                V::None => Ok(V::None),
+                kv => Ok(V::text(key(&kv)?.name)),
             },
             ExprKind::Field(b, name) => {
                 let bv = self.expr(b, f, trace)?;
-                if matches!(b.ty, Ty::Opt(_)) && bv == Value::None {
-                    return Ok(Value::None);
+                if matches!(b.ty, Ty::Opt(_)) && bv == V::None {
+                    return Ok(V::None);
                 }
                 field(&bv, name).cloned()
             }
@@ -722,36 +729,36 @@ impl Sys {
             ExprKind::Func(func, args) => self.func(func, args, f, trace),
             ExprKind::Agg { kind, var, list: l, body } => self.agg(*kind, var, l, body, f, trace),
             ExprKind::Neg(x) => match self.expr(x, f, trace)? {
-                Value::Dec(d) => Ok(Value::Dec(d.checked_neg()?)),
-                v => Ok(Value::Int(int(&v)?.checked_neg().ok_or(Error::Overflow)?)),
+                V::Dec(d) => Ok(V::Dec(d.checked_neg()?)),
+                v => Ok(V::Int(int(&v)?.checked_neg().ok_or(Error::Overflow)?)),
             },
-            ExprKind::Not(x) => Ok(Value::Bool(!boolean(&self.expr(x, f, trace)?)?)),
+            ExprKind::Not(x) => Ok(V::Bool(!boolean(&self.expr(x, f, trace)?)?)),
             ExprKind::Bin(op, a, b) => self.bin(*op, a, b, e, f, trace),
             ExprKind::Cmp(op, a, b) => {
                 let x = self.expr(a, f, trace)?;
                 let y = self.expr(b, f, trace)?;
-                Ok(Value::Bool(compare(*op, &x, &y, &a.ty, &b.ty)))
+                Ok(V::Bool(compare(*op, &x, &y, &a.ty, &b.ty)))
             }
             ExprKind::In(x, l) => {
                 // The generated `list.contains(&x)` reads the list first, unless `x` is optional.
                 if matches!(x.ty, Ty::Opt(_)) {
                     let xv = self.expr(x, f, trace)?;
-                    if xv == Value::None {
-                        return Ok(Value::Bool(false));
+                    if xv == V::None {
+                        return Ok(V::Bool(false));
                     }
                     let lv = list(self.expr(l, f, trace)?)?;
-                    Ok(Value::Bool(lv.contains(&xv)))
+                    Ok(V::Bool(lv.contains(&xv)))
                 } else {
                     let lv = list(self.expr(l, f, trace)?)?;
                     let xv = self.expr(x, f, trace)?;
-                    Ok(Value::Bool(lv.contains(&xv)))
+                    Ok(V::Bool(lv.contains(&xv)))
                 }
             }
             ExprKind::Is(x, tables) => match self.expr(x, f, trace)? {
-                Value::None => Ok(Value::Bool(false)),
+                V::None => Ok(V::Bool(false)),
                 kv => {
                     let k = key(&kv)?;
-                    Ok(Value::Bool(tables.iter().any(|&t| t == usize::from(k.table))))
+                    Ok(V::Bool(tables.iter().any(|&t| t == usize::from(k.table))))
                 }
             },
             ExprKind::If(arms, otherwise) => {
@@ -762,7 +769,7 @@ impl Sys {
                 }
                 self.expr(otherwise, f, trace)
             }
-            ExprKind::ToDec(x) => Ok(Value::Dec(Dec::from_int(int(&self.expr(x, f, trace)?)?))),
+            ExprKind::ToDec(x) => Ok(V::Dec(Dec::from_int(int(&self.expr(x, f, trace)?)?))),
             ExprKind::Construct { rec, fields } => {
                 let r = &self.ir.records[*rec];
                 let mut vs = Vec::with_capacity(fields.len());
@@ -776,9 +783,9 @@ impl Sys {
                 let mut out = Vec::with_capacity(r.fields.len());
                 for (n, _, _) in &r.fields {
                     let v = vs.iter().find(|(k, _)| *k == n.as_str()).map(|(_, v)| v.clone());
-                    out.push((n.as_str(), v.unwrap_or(Value::None)));
+                    out.push((n.as_str(), v.unwrap_or(V::None)));
                 }
-                Ok(Value::Record(out))
+                Ok(V::record(out))
             }
             ExprKind::With { base, rec, updates } => {
                 let r = &self.ir.records[*rec];
@@ -790,9 +797,9 @@ impl Sys {
                     check_field(r, n, v)?;
                 }
                 let mut b = self.expr(base, f, trace)?;
-                if let Value::Record(fields) = &mut b {
+                if let V::Record(fields) = &mut b {
                     for (n, v) in us {
-                        if let Some(slot) = fields.iter_mut().find(|(k, _)| *k == n) {
+                        if let Some(slot) = Arc::make_mut(fields).iter_mut().find(|(k, _)| *k == n) {
                             slot.1 = v;
                         }
                     }
@@ -805,12 +812,12 @@ impl Sys {
                 for x in items {
                     vs.push(self.expr(x, f, trace)?);
                 }
-                Ok(Value::List(vs))
+                Ok(V::list(vs))
             }
         }
     }
 
-    fn key_col(&self, k: rt::Key, tables: &[usize], column: &str) -> Result<Value, Error> {
+    fn key_col(&self, k: rt::Key, tables: &[usize], column: &str) -> Result<V, Error> {
         let t = usize::from(k.table);
         let found = if tables.contains(&t) {
             let col = self.ir.tables[t].columns.iter().position(|(n, _)| n == column);
@@ -826,11 +833,11 @@ impl Sys {
         })
     }
 
-    fn lookup<T: Trace>(&self, tid: usize, args: &[Value], trace: &mut T) -> Result<Value, Error> {
+    fn lookup<T: Trace>(&self, tid: usize, args: &[V], trace: &mut T) -> Result<V, Error> {
         let t = &self.ir.tables[tid];
         match &t.kind {
             TableKind::Matrix { .. } => {
-                let (Some(Value::Enum(r, rn)), Some(Value::Enum(c, cn))) = (args.first(), args.get(1)) else {
+                let (Some(V::Enum(r, rn)), Some(V::Enum(c, cn))) = (args.first(), args.get(1)) else {
                     return Err(Error::internal("interpreter: matrix lookup without two enum values"));
                 };
                 let v = self.cells[tid]
@@ -851,7 +858,7 @@ impl Sys {
                 Ok(v)
             }
             _ => {
-                let i = int(args.first().unwrap_or(&Value::None))?;
+                let i = int(args.first().unwrap_or(&V::None))?;
                 let idx = t
                     .rows
                     .iter()
@@ -860,7 +867,7 @@ impl Sys {
                         what: format!("{} is outside table {}", i, t.name),
                     })?;
                 let v = match &t.result {
-                    Some(_) => self.cells[tid][idx].first().cloned().unwrap_or(Value::None),
+                    Some(_) => self.cells[tid][idx].first().cloned().unwrap_or(V::None),
                     None => self.rows[tid][idx].clone(),
                 };
                 if T::ENABLED {
@@ -876,7 +883,7 @@ impl Sys {
         }
     }
 
-    fn func<T: Trace>(&self, func: &Func, args: &'static [Expr], f: &mut Frame, trace: &mut T) -> Result<Value, Error> {
+    fn func<T: Trace>(&self, func: &Func, args: &'static [Expr], f: &mut Frame, trace: &mut T) -> Result<V, Error> {
         let mut vs = Vec::with_capacity(args.len() + 1);
         // `clamp(x, lo, hi)` is generated as `min(max(x, lo), max(lo, hi))`: `lo` is evaluated twice.
         let order: Vec<usize> = match func {
@@ -887,31 +894,31 @@ impl Sys {
             let a = args.get(i).ok_or_else(|| Error::internal("interpreter: missing argument"))?;
             vs.push(self.expr(a, f, trace)?);
         }
-        let first = vs.first().cloned().unwrap_or(Value::None);
+        let first = vs.first().cloned().unwrap_or(V::None);
         match func {
             Func::Floor => Ok(match first {
-                Value::Dec(d) => Value::Int(d.floor()),
+                V::Dec(d) => V::Int(d.floor()),
                 v => v,
             }),
             Func::Ceil => Ok(match first {
-                Value::Dec(d) => Value::Int(d.ceil()),
+                V::Dec(d) => V::Int(d.ceil()),
                 v => v,
             }),
             Func::Round => Ok(match first {
-                Value::Dec(d) => Value::Int(d.round_half_up()),
+                V::Dec(d) => V::Int(d.round_half_up()),
                 v => v,
             }),
             Func::Abs => Ok(match first {
-                Value::Dec(d) => Value::Dec(if d < Dec::ZERO { d.checked_neg()? } else { d }),
-                v => Value::Int(int(&v)?.checked_abs().ok_or(Error::Overflow)?),
+                V::Dec(d) => V::Dec(if d < Dec::ZERO { d.checked_neg()? } else { d }),
+                v => V::Int(int(&v)?.checked_abs().ok_or(Error::Overflow)?),
             }),
-            Func::Sqrt => Ok(Value::Int(rt::isqrt(int(&first)?)?)),
+            Func::Sqrt => Ok(V::Int(rt::isqrt(int(&first)?)?)),
             Func::Len => match first {
-                Value::List(xs) => Ok(Value::Int(xs.len() as i64)),
+                V::List(xs) => Ok(V::Int(xs.len() as i64)),
                 _ => Err(Error::internal("interpreter: len of a non-list")),
             },
-            Func::Min => Ok(vs.into_iter().reduce(|a, b| if b < a { b } else { a }).unwrap_or(Value::None)),
-            Func::Max => Ok(vs.into_iter().reduce(|a, b| if b >= a { b } else { a }).unwrap_or(Value::None)),
+            Func::Min => Ok(vs.into_iter().reduce(|a, b| if b < a { b } else { a }).unwrap_or(V::None)),
+            Func::Max => Ok(vs.into_iter().reduce(|a, b| if b >= a { b } else { a }).unwrap_or(V::None)),
             Func::Clamp => {
                 let mut it = vs.into_iter();
                 let (x, lo, lo2, hi) = (it.next(), it.next(), it.next(), it.next());
@@ -933,7 +940,7 @@ impl Sys {
         body: &'static Expr,
         f: &mut Frame,
         trace: &mut T,
-    ) -> Result<Value, Error> {
+    ) -> Result<V, Error> {
         let items = list(self.expr(l, f, trace)?)?;
         let mark = f.locals.len();
         let result = self.agg_items(kind, var, items, body, f, trace);
@@ -945,17 +952,17 @@ impl Sys {
         &self,
         kind: Agg,
         var: &'static str,
-        items: Vec<Value>,
+        items: Vec<V>,
         body: &'static Expr,
         f: &mut Frame,
         trace: &mut T,
-    ) -> Result<Value, Error> {
+    ) -> Result<V, Error> {
         let mark = f.locals.len();
-        let eval = |item: Value, f: &mut Frame, trace: &mut T| -> Result<(Value, Value), Error> {
+        let eval = |item: V, f: &mut Frame, trace: &mut T| -> Result<(V, V), Error> {
             f.locals.truncate(mark);
             f.locals.push((var, item));
             let b = self.expr(body, f, trace)?;
-            let item = f.locals.pop().map(|(_, v)| v).unwrap_or(Value::None);
+            let item = f.locals.pop().map(|(_, v)| v).unwrap_or(V::None);
             Ok((b, item))
         };
         let dec = body.ty == Ty::Dec;
@@ -965,7 +972,7 @@ impl Sys {
                 for x in items {
                     acc.push(eval(x, f, trace)?.0);
                 }
-                Ok(Value::List(acc))
+                Ok(V::list(acc))
             }
             Agg::Filter => {
                 let mut acc = Vec::new();
@@ -975,7 +982,7 @@ impl Sys {
                         acc.push(x);
                     }
                 }
-                Ok(Value::List(acc))
+                Ok(V::list(acc))
             }
             Agg::First => {
                 for x in items {
@@ -984,7 +991,7 @@ impl Sys {
                         return Ok(x);
                     }
                 }
-                Ok(Value::None)
+                Ok(V::None)
             }
             Agg::Sort | Agg::SortDesc => {
                 let mut keyed = Vec::with_capacity(items.len());
@@ -996,7 +1003,7 @@ impl Sys {
                 } else {
                     keyed.sort_by(|a, b| b.0.cmp(&a.0));
                 }
-                Ok(Value::List(keyed.into_iter().map(|(_, x)| x).collect()))
+                Ok(V::list(keyed.into_iter().map(|(_, x)| x).collect()))
             }
             Agg::Sum => {
                 if dec {
@@ -1004,13 +1011,13 @@ impl Sys {
                     for x in items {
                         acc = acc.checked_add(dec_of(&eval(x, f, trace)?.0)?)?;
                     }
-                    Ok(Value::Dec(acc))
+                    Ok(V::Dec(acc))
                 } else {
                     let mut acc: i64 = 0;
                     for x in items {
                         acc = acc.checked_add(int(&eval(x, f, trace)?.0)?).ok_or(Error::Overflow)?;
                     }
-                    Ok(Value::Int(acc))
+                    Ok(V::Int(acc))
                 }
             }
             Agg::Count => {
@@ -1020,26 +1027,26 @@ impl Sys {
                         acc += 1;
                     }
                 }
-                Ok(Value::Int(acc))
+                Ok(V::Int(acc))
             }
             Agg::Any => {
                 for x in items {
                     if boolean(&eval(x, f, trace)?.0)? {
-                        return Ok(Value::Bool(true));
+                        return Ok(V::Bool(true));
                     }
                 }
-                Ok(Value::Bool(false))
+                Ok(V::Bool(false))
             }
             Agg::All => {
                 for x in items {
                     if !boolean(&eval(x, f, trace)?.0)? {
-                        return Ok(Value::Bool(false));
+                        return Ok(V::Bool(false));
                     }
                 }
-                Ok(Value::Bool(true))
+                Ok(V::Bool(true))
             }
             Agg::Max | Agg::Min => {
-                let mut acc: Option<Value> = None;
+                let mut acc: Option<V> = None;
                 for x in items {
                     let v = eval(x, f, trace)?.0;
                     let better = match &acc {
@@ -1051,7 +1058,7 @@ impl Sys {
                         acc = Some(v);
                     }
                 }
-                Ok(acc.unwrap_or(if dec { Value::Dec(Dec::ZERO) } else { Value::Int(0) }))
+                Ok(acc.unwrap_or(if dec { V::Dec(Dec::ZERO) } else { V::Int(0) }))
             }
         }
     }
@@ -1064,19 +1071,19 @@ impl Sys {
         e: &'static Expr,
         f: &mut Frame,
         trace: &mut T,
-    ) -> Result<Value, Error> {
+    ) -> Result<V, Error> {
         match op {
             BinOp::And => {
                 if !boolean(&self.expr(a, f, trace)?)? {
-                    return Ok(Value::Bool(false));
+                    return Ok(V::Bool(false));
                 }
-                Ok(Value::Bool(boolean(&self.expr(b, f, trace)?)?))
+                Ok(V::Bool(boolean(&self.expr(b, f, trace)?)?))
             }
             BinOp::Or => {
                 if boolean(&self.expr(a, f, trace)?)? {
-                    return Ok(Value::Bool(true));
+                    return Ok(V::Bool(true));
                 }
-                Ok(Value::Bool(boolean(&self.expr(b, f, trace)?)?))
+                Ok(V::Bool(boolean(&self.expr(b, f, trace)?)?))
             }
             BinOp::Coalesce => {
                 let x = self.expr(a, f, trace)?;
@@ -1084,8 +1091,8 @@ impl Sys {
                 // other types use a `match`, which evaluates it only when `x` is none.
                 if is_copy(&e.ty) {
                     let y = self.expr(b, f, trace)?;
-                    Ok(if x == Value::None { y } else { x })
-                } else if x == Value::None {
+                    Ok(if x == V::None { y } else { x })
+                } else if x == V::None {
                     self.expr(b, f, trace)
                 } else {
                     Ok(x)
@@ -1100,26 +1107,26 @@ impl Sys {
     }
 }
 
-fn dec_of(v: &Value) -> Result<Dec, Error> {
+fn dec_of(v: &V) -> Result<Dec, Error> {
     match v {
-        Value::Int(i) => Ok(Dec::from_int(*i)),
+        V::Int(i) => Ok(Dec::from_int(*i)),
         other => dec(other),
     }
 }
 
-fn arith(op: BinOp, x: Value, y: Value) -> Result<Value, Error> {
+fn arith(op: BinOp, x: V, y: V) -> Result<V, Error> {
     match (x, y) {
-        (Value::List(mut xs), Value::List(ys)) if op == BinOp::Add => {
-            xs.extend(ys);
-            Ok(Value::List(xs))
+        (V::List(mut xs), V::List(ys)) if op == BinOp::Add => {
+            Arc::make_mut(&mut xs).extend(ys.iter().cloned());
+            Ok(V::List(xs))
         }
-        (Value::Dec(a), Value::Dec(b)) => Ok(Value::Dec(match op {
+        (V::Dec(a), V::Dec(b)) => Ok(V::Dec(match op {
             BinOp::Add => a.checked_add(b)?,
             BinOp::Sub => a.checked_sub(b)?,
             BinOp::Mul => a.checked_mul(b)?,
             _ => a.checked_div(b)?,
         })),
-        (Value::Int(a), Value::Int(b)) => Ok(Value::Int(match op {
+        (V::Int(a), V::Int(b)) => Ok(V::Int(match op {
             BinOp::Add => a.checked_add(b).ok_or(Error::Overflow)?,
             BinOp::Sub => a.checked_sub(b).ok_or(Error::Overflow)?,
             BinOp::Mul => a.checked_mul(b).ok_or(Error::Overflow)?,
@@ -1131,8 +1138,8 @@ fn arith(op: BinOp, x: Value, y: Value) -> Result<Value, Error> {
 
 /// `==` on two keys compares the row, not the name it was given by; everything else is
 /// structural, in the declared order of enums and the numeric order of numbers.
-fn compare(op: CmpOp, x: &Value, y: &Value, tx: &Ty, ty: &Ty) -> bool {
-    if let (Ty::Key(_), Ty::Key(_), Value::Key(a), Value::Key(b)) = (tx, ty, x, y) {
+fn compare(op: CmpOp, x: &V, y: &V, tx: &Ty, ty: &Ty) -> bool {
+    if let (Ty::Key(_), Ty::Key(_), V::Key(a), V::Key(b)) = (tx, ty, x, y) {
         let eq = a.table == b.table && a.row == b.row;
         match op {
             CmpOp::Eq => return eq,
@@ -1150,18 +1157,18 @@ fn compare(op: CmpOp, x: &Value, y: &Value, tx: &Ty, ty: &Ty) -> bool {
     }
 }
 
-fn matches_pattern(p: &Pattern, v: &Value) -> bool {
+fn matches_pattern(p: &Pattern, v: &V) -> bool {
     match (p, v) {
         (Pattern::Wild, _) => true,
-        (Pattern::Range(a, b), Value::Int(i)) => a.is_none_or(|a| a <= *i) && b.is_none_or(|b| *i <= b),
-        (Pattern::Variant(_, var), Value::Enum(i, _)) => usize::from(*i) == *var,
+        (Pattern::Range(a, b), V::Int(i)) => a.is_none_or(|a| a <= *i) && b.is_none_or(|b| *i <= b),
+        (Pattern::Variant(_, var), V::Enum(i, _)) => usize::from(*i) == *var,
         _ => false,
     }
 }
 
 /// Bounded int fields of a record are checked when the record is built or updated.
-fn check_field(r: &ir::RecordDef, n: &str, v: &Value) -> Result<(), Error> {
-    if let (Some((_, Ty::Int, Some((lo, hi)))), Value::Int(x)) = (r.fields.iter().find(|(f, _, _)| f == n), v) {
+fn check_field(r: &ir::RecordDef, n: &str, v: &V) -> Result<(), Error> {
+    if let (Some((_, Ty::Int, Some((lo, hi)))), V::Int(x)) = (r.fields.iter().find(|(f, _, _)| f == n), v) {
         if !(*lo..=*hi).contains(x) {
             return Err(Error::OutOfRange {
                 input: format!("{}.{n}", r.name),
@@ -1175,62 +1182,62 @@ fn check_field(r: &ir::RecordDef, n: &str, v: &Value) -> Result<(), Error> {
 }
 
 /// A constant of the rules as the value of type `t` (generated `konst`, then `to_value`).
-pub fn konst(sys: &'static ir::System, c: &'static Const, t: &Ty) -> Value {
+pub fn konst(sys: &'static ir::System, c: &'static Const, t: &Ty) -> V {
     match (c, t) {
-        (Const::None, Ty::Opt(_)) => Value::None,
+        (Const::None, Ty::Opt(_)) => V::None,
         (c, Ty::Opt(i)) => konst(sys, c, i),
-        (Const::Int(v), Ty::Dec) => Value::Dec(Dec::from_int(*v)),
-        (Const::Int(v), _) => Value::Int(*v),
-        (Const::Dec(n, d), _) => Value::Dec(Dec::raw(*n, *d)),
-        (Const::Bool(b), _) => Value::Bool(*b),
-        (Const::Text(s), _) => Value::Text(s.clone()),
-        (Const::Enum(e, v), _) => Value::Enum(*v as u16, sys.enums[*e].variants[*v].0.as_str()),
-        (Const::Key { table, row, name }, _) => Value::Key(rt::Key {
+        (Const::Int(v), Ty::Dec) => V::Dec(Dec::from_int(*v)),
+        (Const::Int(v), _) => V::Int(*v),
+        (Const::Dec(n, d), _) => V::Dec(Dec::raw(*n, *d)),
+        (Const::Bool(b), _) => V::Bool(*b),
+        (Const::Text(s), _) => V::text(s),
+        (Const::Enum(e, v), _) => V::Enum(*v as u16, sys.enums[*e].variants[*v].0.as_str()),
+        (Const::Key { table, row, name }, _) => V::Key(rt::Key {
             table: *table as u16,
             row: *row as u16,
             name: name.as_str(),
         }),
-        (Const::List(items), Ty::List(i)) => Value::List(items.iter().map(|x| konst(sys, x, i)).collect()),
-        (Const::List(_), _) | (Const::None, Ty::List(_)) => Value::List(Vec::new()),
+        (Const::List(items), Ty::List(i)) => V::list(items.iter().map(|x| konst(sys, x, i)).collect()),
+        (Const::List(_), _) | (Const::None, Ty::List(_)) => V::list(Vec::new()),
         (Const::None, t) => default_of(sys, t),
     }
 }
 
 /// The zero value of a type (an output nobody set; a record's blank).
-pub fn default_of(sys: &'static ir::System, t: &Ty) -> Value {
+pub fn default_of(sys: &'static ir::System, t: &Ty) -> V {
     match t {
-        Ty::Int => Value::Int(0),
-        Ty::Dec => Value::Dec(Dec::ZERO),
-        Ty::Bool => Value::Bool(false),
-        Ty::Text => Value::Text(String::new()),
-        Ty::Enum(e) => Value::Enum(0, sys.enums[*e].variants.first().map(|(v, _)| v.as_str()).unwrap_or("")),
-        Ty::Key(_) => Value::Key(rt::Key {
+        Ty::Int => V::Int(0),
+        Ty::Dec => V::Dec(Dec::ZERO),
+        Ty::Bool => V::Bool(false),
+        Ty::Text => V::text(""),
+        Ty::Enum(e) => V::Enum(0, sys.enums[*e].variants.first().map(|(v, _)| v.as_str()).unwrap_or("")),
+        Ty::Key(_) => V::Key(rt::Key {
             table: 0,
             row: 0,
             name: "",
         }),
-        Ty::Opt(_) => Value::None,
-        Ty::List(_) => Value::List(Vec::new()),
-        Ty::Outcome(r) => Value::Record(
+        Ty::Opt(_) => V::None,
+        Ty::List(_) => V::list(Vec::new()),
+        Ty::Outcome(r) => V::record(
             sys.resolvers[*r]
                 .outputs
                 .iter()
                 .map(|p| (p.name.as_str(), default_of(sys, &p.ty)))
                 .collect(),
         ),
-        Ty::Rec(r) => Value::Record(
+        Ty::Rec(r) => V::record(
             sys.records[*r]
                 .fields
                 .iter()
                 .map(|(f, t, b)| {
                     let v = match (t, b) {
-                        (Ty::Int, Some((lo, hi))) => Value::Int((*lo).max((*hi).min(0))),
+                        (Ty::Int, Some((lo, hi))) => V::Int((*lo).max((*hi).min(0))),
                         _ => default_of(sys, t),
                     };
                     (f.as_str(), v)
                 })
                 .collect(),
         ),
-        _ => Value::None,
+        _ => V::None,
     }
 }

@@ -7,6 +7,7 @@
 
 mod eval;
 mod registry;
+mod value;
 
 use rulebook_compiler::diag::Diagnostic;
 use rulebook_compiler::{check::SourceFile, driver, ir};

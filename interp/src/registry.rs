@@ -23,18 +23,22 @@ struct Interpreted {
 impl rt::Runner for Interpreted {
     fn run_traced(&self, dice: &mut dyn rt::Dice, trace: &mut rt::Recorder, inputs: &rt::Inputs) -> Result<rt::Value, rt::Error> {
         let typed = self.sys.read_inputs(self.rid, inputs)?;
-        self.sys.run(self.rid, dice, trace, &typed)
+        Ok(self.sys.run(self.rid, dice, trace, &typed)?.to_value())
     }
 
     fn run_quiet(&self, dice: &mut dyn rt::Dice, trace: &mut rt::NoTrace, inputs: &rt::Inputs) -> Result<rt::Value, rt::Error> {
         let typed = self.sys.read_inputs(self.rid, inputs)?;
-        self.sys.run(self.rid, dice, trace, &typed)
+        Ok(self.sys.run(self.rid, dice, trace, &typed)?.to_value())
     }
 
     fn odds(&self, inputs: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {
         // Inputs are read once, not once per dice branch, as the generated `odds_*` do.
         let typed = self.sys.read_inputs(self.rid, inputs)?;
-        rt::enumerate(|dice| self.sys.run(self.rid, dice, &mut rt::NoTrace, &typed))
+        let d = rt::enumerate(|dice| self.sys.run(self.rid, dice, &mut rt::NoTrace, &typed))?;
+        // `V` orders and compares as `rt::Value` does, so the order and the merging carry over.
+        Ok(rt::Distribution {
+            outcomes: d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(),
+        })
     }
 }
 
