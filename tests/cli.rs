@@ -42,7 +42,7 @@ fn check_is_clean_on_builtin_rules_and_names_file_line_col_on_errors() {
         .replace("weapon.density + target_size", "weapon.densty + target_size");
     std::fs::write(&fire, text).unwrap();
     let bad = rulebook(&["check", "--rules", dir.to_str().unwrap()]);
-    let out = String::from_utf8_lossy(&bad.stdout);
+    let out = String::from_utf8_lossy(&bad.stderr);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(bad.status.code(), Some(1));
     assert!(out.contains("starleader/fire.rules:"), "{out}");
@@ -362,4 +362,55 @@ fn odds_say_once_what_every_outcome_shares() {
         text.contains("\nresult:\n") && text.contains("\ndamage:\n") && !text.contains("\nstun:\n"),
         "{text}"
     );
+}
+
+#[test]
+fn nonsense_counts_and_repeated_inputs_are_refused_plainly() {
+    // Issue 14: `--threads 0` was accepted ("0 thread(s)"), `--runs 0` ran nothing, and a repeated
+    // `--set` silently kept the last value.
+    for (args, want) in [
+        (
+            &["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--threads", "0"][..],
+            "--threads",
+        ),
+        (&["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--runs", "0"][..], "--runs"),
+        (
+            &["roll", "starleader.to_hit", "--set", "range_hexes=3", "--set", "range_hexes=5"][..],
+            "`range_hexes` is set twice",
+        ),
+    ] {
+        let out = rulebook(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
+    }
+}
+
+#[test]
+fn an_oversized_input_file_is_refused_before_it_is_read() {
+    let path = std::env::temp_dir().join(format!("rulebook-big-{}.yaml", std::process::id()));
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(80 * 1024 * 1024).unwrap(); // sparse: no disk used, and never read
+    let out = rulebook(&["roll", "starleader.to_hit", "--input", path.to_str().unwrap()]);
+    std::fs::remove_file(&path).ok();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("limit"), "{err}");
+}
+
+#[test]
+fn check_writes_diagnostics_to_stderr_and_json_to_stdout() {
+    let dir = std::env::temp_dir().join(format!("rulebook-check-streams-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("tiny")).unwrap();
+    std::fs::write(dir.join("tiny/a.rules"), "system tiny \"Tiny\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = nope [1]\n}\n").unwrap();
+    let d = dir.to_str().unwrap();
+    let text = rulebook(&["check", "--rules", d]);
+    let json = rulebook(&["check", "--rules", d, "--json"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(text.status.code(), Some(1));
+    assert!(text.stdout.is_empty(), "diagnostics belong on stderr: {}", String::from_utf8_lossy(&text.stdout));
+    assert!(stderr(&text).contains("a.rules:4:"), "{}", stderr(&text));
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["errors"], 1);
 }

@@ -55,7 +55,8 @@ pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
         });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        print!("{}", compiled.render());
+        // Diagnostics are messages about the run, so they go to stderr; stdout keeps the result.
+        eprint!("{}", compiled.render());
         if errors == 0 {
             let systems: std::collections::BTreeSet<&str> = compiled.sources.iter().map(|s| s.system.as_str()).collect();
             println!(

@@ -26,7 +26,20 @@ pub fn parse_set(s: &str) -> Result<(String, String), String> {
 }
 
 /// Reads and parses the YAML input file, naming the file (and line, when YAML is malformed).
+/// Largest `--input` file read: far above any battle, far below what would exhaust memory.
+pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
 pub fn read_yaml(path: &std::path::Path) -> Result<serde_yaml::Value, CliError> {
+    if let Ok(m) = std::fs::metadata(path) {
+        if m.len() > MAX_INPUT_BYTES {
+            return Err(CliError::usage(format!(
+                "input file {} is {} bytes, more than the limit of {} MiB for an input file",
+                path.display(),
+                m.len(),
+                MAX_INPUT_BYTES / (1024 * 1024)
+            )));
+        }
+    }
     let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("cannot read input file {}: {e}", path.display())))?;
     serde_yaml::from_str(&text).map_err(|e| {
         let msg = e.to_string();
@@ -50,6 +63,14 @@ pub fn read_yaml(path: &std::path::Path) -> Result<serde_yaml::Value, CliError> 
 
 /// Binds `--set` and `--input` for `r`.
 pub fn bind(r: &rt::ResolverInfo, args: &InputArgs) -> Result<rt::Inputs, CliError> {
+    // The same input set twice is a mistake to show, not a choice to make silently.
+    for (i, (name, value)) in args.sets.iter().enumerate() {
+        if let Some((_, first)) = args.sets[..i].iter().find(|(n, _)| rt::normalize(n) == rt::normalize(name)) {
+            return Err(CliError::usage(format!(
+                "`{name}` is set twice (`{first}`, then `{value}`); give each input once"
+            )));
+        }
+    }
     let yaml = match &args.input {
         Some(path) => Some(read_yaml(path)?),
         None => None,

@@ -91,7 +91,7 @@ diagnostic names file:line:col, shows the line with a caret and says how to fix 
     /// Run many seeded games of a multi-round procedure (e.g. a battle) and report probabilities
     #[command(after_help = "\
 Examples:
-  rulebook sim mercenary.battle --input examples/infantry-clash.yaml --runs 10000 --seed 7
+  rulebook sim mercenary.battle --input examples/mercenary-infantry-clash.yaml --runs 10000 --seed 7
   rulebook sim mercenary.battle --input battle.yaml --runs 100000 --seed 1 --threads 2 --json
 
 Each run's dice come from the seed and the run number only, so the report is byte-identical for a
@@ -183,15 +183,15 @@ pub struct SimArgs {
     pub resolver: String,
     #[command(flatten)]
     pub inputs: inputs::InputArgs,
-    /// Number of runs
-    #[arg(long, value_name = "N", default_value_t = 1000)]
+    /// Number of runs (at least 1)
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: u64,
     /// Seed of the whole simulation
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads (default: every core)
-    #[arg(long, value_name = "T", value_parser = clap::value_parser!(usize))]
-    pub threads: Option<usize>,
+    /// Worker threads, 1 to 256 (default: every core)
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: Option<u64>,
     /// Print JSON: {"resolver","inputs","runs","seed","outcomes":{value:{"probability","ci95"}},"fields","means"}
     #[arg(long)]
     pub json: bool,

@@ -25,9 +25,10 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
             code: if matches!(e, rt::Error::Rejected { .. }) { 1 } else { 2 },
         });
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let threads = match args.threads {
+        Some(t) => usize::try_from(t).unwrap_or(1),
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    };
     let bar = if std::io::stderr().is_terminal() && args.runs >= 100 {
         let b = indicatif::ProgressBar::new(args.runs);
         b.set_style(
