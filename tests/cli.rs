@@ -414,3 +414,26 @@ fn check_writes_diagnostics_to_stderr_and_json_to_stdout() {
     let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(doc["errors"], 1);
 }
+
+#[test]
+fn exact_odds_that_would_run_for_hours_stop_at_their_budget() {
+    // Issue 14: this ran 300 s without output, under the branch limit but far from done.
+    let out = rulebook(&[
+        "odds",
+        "mercenary.panic_fire",
+        "--set",
+        "skill=1",
+        "--set",
+        "damage_dice=20",
+        "--set",
+        "auto=4",
+        "--set",
+        "rounds=40",
+        "--budget",
+        "1",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("stopped after 1 s") && err.contains("rulebook sim"), "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -34,6 +34,9 @@ pub enum Error {
     DiceTooLarge { notation: String },
     #[error("too many dice outcomes to enumerate exactly (more than {limit} branches); for a long procedure such as a battle, estimate with `rulebook sim`")]
     TooManyBranches { limit: u64 },
+    /// The caller stopped an exact computation (its time budget ran out).
+    #[error("exact odds stopped after {seconds} s with about {percent}% of the dice tree explored ({explored} branches); estimate with `rulebook sim`, or ask with smaller inputs")]
+    OddsStopped { seconds: u64, percent: u32, explored: u64 },
     #[error("arithmetic overflow")]
     Overflow,
     #[error("division by zero")]

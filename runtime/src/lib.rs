@@ -21,7 +21,7 @@ pub use bind::{bind_inputs, nearest, normalize, parse_input, parse_value, yaml_i
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use num::{div_ceil, div_floor, div_round_half_up, isqrt, Dec};
-pub use odds::{enumerate, enumerate_with_limit, with_leaf_limit, Distribution, Enumerator, Prob};
+pub use odds::{enumerate, enumerate_with_limit, with_leaf_limit, with_watch, Distribution, Enumerator, Prob, Watch};
 pub use registry::{
     find_resolver, find_system, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, Runner,
     SystemInfo, TableInfo, Ty,

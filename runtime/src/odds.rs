@@ -236,6 +236,34 @@ pub fn with_leaf_limit<R>(limit: u64, f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// How far an enumeration on another thread has come, and a way to stop it: the caller shares
+/// one with `with_watch` and reads it (progress bars) or cancels it (time budgets) from outside.
+/// The runtime itself never reads a clock.
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// Leaves visited so far.
+    pub leaves: std::sync::atomic::AtomicU64,
+    /// Share of the tree behind the current leaf, in millionths (by branch counts, not weight).
+    pub done_ppm: std::sync::atomic::AtomicU64,
+    /// Set by the caller: the enumeration stops with `Error::OddsStopped` at its next check.
+    pub cancel: std::sync::atomic::AtomicBool,
+    /// What the caller reports in that error (its own budget, in seconds).
+    pub budget_seconds: std::sync::atomic::AtomicU64,
+}
+
+thread_local! {
+    static WATCH: std::cell::RefCell<Option<std::sync::Arc<Watch>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with every `enumerate` on this thread reporting to `watch` (about every thousand
+/// leaves) and stopping when it is cancelled.
+pub fn with_watch<R>(watch: std::sync::Arc<Watch>, f: impl FnOnce() -> R) -> R {
+    let old = WATCH.with(|w| w.replace(Some(watch)));
+    let r = f();
+    WATCH.with(|w| *w.borrow_mut() = old);
+    r
+}
+
 /// One roll on the current path.
 #[derive(Clone, Copy, Debug)]
 struct Step {
@@ -310,6 +338,21 @@ impl Enumerator {
     }
 
     /// Moves the path to the next leaf; false when every leaf has been visited.
+    /// The share of the tree left of the current path, in millionths: each roll's branch index
+    /// over its branch count, nested. Counts branches, not probability, which is enough to show
+    /// progress.
+    fn done_ppm(&self) -> u64 {
+        let (mut done, mut scale) = (0u64, 1u64);
+        for step in &self.path {
+            scale = scale.saturating_mul(u64::from(step.count.max(1)));
+            if scale > 1_000_000 {
+                break; // deeper rolls move the estimate by less than a millionth
+            }
+            done += u64::from(step.branch) * 1_000_000 / scale;
+        }
+        done.min(1_000_000)
+    }
+
     fn advance(&mut self) -> bool {
         while let Some(last) = self.path.last_mut() {
             if last.branch + 1 < last.count {
@@ -450,10 +493,26 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
     let mut e = Enumerator::new();
     let mut acc: BTreeMap<O, Weight> = BTreeMap::new();
     let mut leaves: u64 = 0;
+    let watch = WATCH.with(|w| w.borrow().clone());
     loop {
         leaves += 1;
         if leaves > limit {
             return Err(Error::TooManyBranches { limit });
+        }
+        if leaves % 1024 == 0 {
+            if let Some(w) = &watch {
+                use std::sync::atomic::Ordering::Relaxed;
+                let done = e.done_ppm();
+                w.leaves.store(leaves, Relaxed);
+                w.done_ppm.store(done, Relaxed);
+                if w.cancel.load(Relaxed) {
+                    return Err(Error::OddsStopped {
+                        seconds: w.budget_seconds.load(Relaxed),
+                        percent: u32::try_from(done / 10_000).unwrap_or(100),
+                        explored: leaves,
+                    });
+                }
+            }
         }
         e.start_leaf();
         let outcome = f(&mut e)?;

@@ -172,6 +172,9 @@ pub struct OddsArgs {
     /// Print JSON ({"resolver","inputs","outcomes":[{"outcome","probability"}]}) instead of text
     #[arg(long)]
     pub json: bool,
+    /// Give up after this many seconds (a long computation shows its progress on a terminal)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: u64,
 }
 
 #[derive(Args, Debug)]
@@ -429,6 +432,60 @@ pub(crate) fn find_resolver(
         )));
     }
     Ok(rt::find_resolver(systems, path)?)
+}
+
+/// Exact odds of `r` with a time budget: the enumeration runs on a worker thread that reports its
+/// progress; past one second a bar shows on a terminal, and past `budget` seconds it is stopped
+/// with an error that says how far it got and what to do instead.
+pub(crate) fn exact_odds(
+    r: &'static rt::ResolverInfo,
+    inputs: &rt::Inputs,
+    budget: u64,
+) -> Result<rt::Distribution<rt::Value>, CliError> {
+    use std::io::IsTerminal;
+    use std::sync::atomic::Ordering::Relaxed;
+    use std::time::{Duration, Instant};
+    let watch = std::sync::Arc::new(rt::Watch::default());
+    watch.budget_seconds.store(budget, Relaxed);
+    let started = Instant::now();
+    let result = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let w = watch.clone();
+        s.spawn(move || {
+            let _ = tx.send(rt::with_watch(w, || r.odds(inputs)));
+        });
+        let mut bar: Option<indicatif::ProgressBar> = None;
+        let result = loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(result) => break result,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    break Err(rt::Error::internal("the odds worker stopped without an answer"))
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            let elapsed = started.elapsed();
+            if elapsed >= Duration::from_secs(budget) {
+                watch.cancel.store(true, Relaxed);
+            }
+            if elapsed >= Duration::from_secs(1) && std::io::stderr().is_terminal() {
+                let b = bar.get_or_insert_with(|| {
+                    let b = indicatif::ProgressBar::new(1_000_000);
+                    b.set_style(
+                        indicatif::ProgressStyle::with_template("{spinner} exact odds {bar:40} {percent}% of the dice tree, {msg}")
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    b
+                });
+                b.set_position(watch.done_ppm.load(Relaxed));
+                b.set_message(format!("{} branches; gives up after {budget} s", watch.leaves.load(Relaxed)));
+            }
+        };
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        result
+    });
+    Ok(result?)
 }
 
 /// Compact one-line form of an outcome: record fields as `name=value` separated by spaces.

@@ -14,7 +14,7 @@ const BAR_WIDTH: u64 = 40;
 pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     let bound = inputs::bind(r, &args.inputs)?;
-    let dist = rt::odds_dyn(r, &bound)?;
+    let dist = super::exact_odds(r, &bound, args.budget)?;
     let path = format!("{}.{}", s.name, r.name);
     if args.json {
         let outcomes: Vec<serde_json::Value> = dist
