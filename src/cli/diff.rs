@@ -60,9 +60,9 @@ fn odds_on(
         code: e.code,
     })?;
     let bound = inputs::bind(r, args)?;
-    let dist = r.odds(&bound).map_err(|e| CliError {
-        message: format!("{}: {e}", side.label),
-        code: if e.is_input_error() { 2 } else { 1 },
+    let dist = super::exact_odds(r, &bound, 60).map_err(|e| CliError {
+        message: format!("{}: {}", side.label, e.message),
+        code: e.code,
     })?;
     Ok((r, bound, dist))
 }
@@ -291,7 +291,8 @@ fn compare_resolver(old: &Side, new: &Side, path: &str, changed: &[RowChange]) -
     };
     let odds = |r: &rt::ResolverInfo| -> Result<rt::Distribution<rt::Value>, String> {
         let bound = rt::bind_inputs(r, &sets, None).map_err(|e| e.to_string())?;
-        r.odds(&bound).map_err(|e| e.to_string())
+        // A quick look at each resolver: a default situation too wide for this is reported, not waited on.
+        rt::with_leaf_limit(2_000_000, || r.odds(&bound)).map_err(|e| e.to_string())
     };
     match (odds(o), odds(n)) {
         (Ok(b), Ok(a)) => {
