@@ -1484,11 +1484,7 @@ impl<'a> Gen<'a> {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let kind = match t.kind {
-                    TableKind::Keyed => "keyed",
-                    TableKind::Range { .. } => "range",
-                    TableKind::Matrix { .. } => "matrix",
-                };
+                let kind = t.kind.label();
                 let cols: Vec<String> = match &t.result {
                     Some(r) => vec![format!("(\"value\", {})", lit(&self.ty_text(r)))],
                     None => t.columns.iter().map(|(n, ct)| format!("({}, {})", lit(n), lit(&self.ty_text(ct)))).collect(),

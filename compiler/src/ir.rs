@@ -140,6 +140,17 @@ pub enum TableKind {
     },
 }
 
+impl TableKind {
+    /// The kind as the registry names it: "keyed", "range" or "matrix".
+    pub fn label(&self) -> &'static str {
+        match self {
+            TableKind::Keyed => "keyed",
+            TableKind::Range { .. } => "range",
+            TableKind::Matrix { .. } => "matrix",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TableDef {
     pub name: String,

@@ -50,11 +50,7 @@ pub fn system_info(ir: &'static ir::System) -> &'static rt::SystemInfo {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let kind = match t.kind {
-                    TableKind::Keyed => "keyed",
-                    TableKind::Range { .. } => "range",
-                    TableKind::Matrix { .. } => "matrix",
-                };
+                let kind = t.kind.label();
                 let columns: Vec<(&'static str, &'static str)> = match &t.result {
                     Some(r) => vec![("value", &*ir.ty_text(r).leak())],
                     None => t.columns.iter().map(|(n, ct)| (n.as_str(), &*ir.ty_text(ct).leak())).collect(),
