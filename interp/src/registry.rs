@@ -50,6 +50,7 @@ pub fn system_info(ir: &'static ir::System) -> &'static rt::SystemInfo {
                     TableKind::Keyed => "keyed",
                     TableKind::Range { .. } => "range",
                     TableKind::Matrix { .. } => "matrix",
+                    TableKind::ByEnum { .. } => "enum",
                 };
                 let columns: Vec<(&'static str, &'static str)> = match &t.result {
                     Some(r) => vec![("value", &*ir.ty_text(r).leak())],
