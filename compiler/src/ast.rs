@@ -304,6 +304,7 @@ pub enum DiceCount {
     Expr(Box<Expr>),
 }
 
+/// A dice modifier. Each end of `Reroll` is a number or an expression in parentheses (`None` when open).
 #[derive(Clone, Debug)]
 pub enum DiceMod {
     Keep { highest: bool, n: i64 },
@@ -312,7 +313,6 @@ pub enum DiceMod {
     BadFlux,
     ZeroBased,
     Each { value: Box<Expr>, floor: i64 },
-    /// `reroll lo..hi`: each end a number or an expression in parentheses, or open.
     Reroll(Option<Box<Expr>>, Option<Box<Expr>>),
 }
 

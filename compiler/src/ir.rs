@@ -156,7 +156,12 @@ impl Axis {
     /// The label of position `i` on this axis: a variant name, or the number.
     pub fn label(&self, sys: &System, i: usize) -> String {
         match self {
-            Axis::Enum(e) => sys.enums.get(*e).and_then(|e| e.variants.get(i)).map(|(v, _)| v.clone()).unwrap_or_default(),
+            Axis::Enum(e) => sys
+                .enums
+                .get(*e)
+                .and_then(|e| e.variants.get(i))
+                .map(|(v, _)| v.clone())
+                .unwrap_or_default(),
             Axis::Int { lo, .. } => (*lo as i128 + i as i128).to_string(),
         }
     }

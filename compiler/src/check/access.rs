@@ -415,7 +415,10 @@ mod tests {
         check_codes(&src("flanking"), &[]);
         check_codes(&src("rule.flanking"), &["E0201"]);
         let (msg, help) = only(&src("rule == rule.flankng"), "E0101");
-        assert_eq!((msg.as_str(), help.as_str()), ("`flankng` is not a variant of `rule`", "did you mean `flanking`?"));
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            ("`flankng` is not a variant of `rule`", "did you mean `flanking`?")
+        );
         // A record-valued name keeps its fields.
         let rec = "enum p \"P\" [1] { a }\nrecord q \"Q\" [1] { a: int }\nresolver r \"R\" [1] {\n  out x: p\n  set x = p.a\n}\n";
         check_codes(rec, &[]);

@@ -1,9 +1,10 @@
 //! Calls in expressions: the built-in functions (`floor`, `ceil`, `round`, `abs`, `sqrt`, `len`,
-//! `min`, `max`, `clamp`) and lookups in keyed, range and matrix tables, with the interval of
-//! what they return.
+//! `min`, `max`, `clamp`) and lookups in keyed, enum-keyed, range and matrix tables, with the
+//! interval of what they return.
 //!
 //! Diagnostics owned here: E0202 (wrong number of arguments), E0101 (unknown function or table),
-//! E0201 (arguments of the wrong type); range-table indexes are proved in `bounds` (E0304).
+//! E0201 (arguments of the wrong type); range-table and whole-number matrix indexes are proved in
+//! `bounds` (E0304).
 
 use super::bounds::isqrt_i128;
 use super::ctx::{Checker, Ctx};

@@ -1,9 +1,10 @@
 //! Dice: lowering dice expressions (`2d6`, `(n)d6`, keep/drop, flux, zero-based, per-die
-//! modifiers, rerolls, `d100` as percentile dice), the fixed dice that index a range table, and
-//! the runtime's `DiceSpec` for them, whose distribution gives ranges and gap probabilities.
+//! modifiers, rerolls with fixed or computed ends, `d100` as percentile dice), the fixed dice that
+//! index a range table, and the runtime's `DiceSpec` for them, whose distribution gives ranges and
+//! gap probabilities.
 //!
 //! Diagnostics owned here: E0403 (dice that cannot be rolled: bad count, sides, keep/drop, flux,
-//! per-die modifier, or a reroll that leaves no result).
+//! per-die modifier, a reroll that leaves no result, or a computed one on a table's `by` dice).
 
 use super::bounds::{dice_iv, range_label};
 use super::ctx::{Checker, Ctx};
@@ -60,9 +61,8 @@ impl Checker<'_> {
             reroll,
             notation,
         };
-        if !self.reroll_leaves_a_result(d, &dice, lit_count) {
-            return None;
-        }
+        // Reported, and still bound: later uses of the roll are not errors too.
+        self.reroll_leaves_a_result(d, &dice, lit_count);
         Some(dice)
     }
 

@@ -1,11 +1,13 @@
-//! Tables: the keys of keyed tables (with aliases), columns, rows and cells, range tables (their
-//! index, rows outside it, overlaps, and gaps with their probability when the index is a roll),
-//! matrices over two enums, the type of a lookup, and tables no resolver uses.
+//! Tables: the keys of keyed tables (with aliases), tables keyed by an enum (one row per
+//! variant), columns, rows and cells, range tables (their index, rows outside it, overlaps, and
+//! gaps with their probability when the index is a roll), matrices (each axis an enum or a
+//! whole-number range), the type of a lookup, and tables no resolver uses.
 //!
 //! Diagnostics owned here: E0301 (gap), E0302 (overlap), E0303 (matrix cell, row or column
-//! missing), E0305 (wrong number of cells), E0306 (duplicate key or row), E0307 (malformed table),
-//! W0001 (unused table), W0002 (row outside the index range), plus E0101 for unknown keys and E0102
-//! for reserved column names, and E0201 for cells of the wrong type.
+//! missing; a variant without its row), E0305 (wrong number of cells), E0306 (duplicate key, row or
+//! column), E0307 (malformed table), W0001 (unused table), W0002 (row or matrix column outside the
+//! index range), plus E0101 for unknown keys, variants and key enums, E0102 for reserved column
+//! names, and E0201 for cells of the wrong type and axes or keys of the wrong kind.
 
 use super::bounds::range_label;
 use super::ctx::Checker;
@@ -115,7 +117,10 @@ impl Checker<'_> {
                 kt.span,
                 format!("a table is keyed by text or by an enum, not by `{}`", kt.name),
                 "not an enum",
-                Some(format!("write `key {}` for text keys, or name an enum", t.key.as_ref().map(|k| k.name.as_str()).unwrap_or("name"))),
+                Some(format!(
+                    "write `key {}` for text keys, or name an enum",
+                    t.key.as_ref().map(|k| k.name.as_str()).unwrap_or("name")
+                )),
             );
         } else {
             let names: Vec<&str> = self.enums.iter().map(|e| e.name.as_str()).collect();
@@ -767,7 +772,11 @@ impl Checker<'_> {
                     self.warn(
                         "W0002",
                         span,
-                        format!("{what} `{v}` is outside the axis range {} of matrix `{}`", range_label(lo, hi), t.name.name),
+                        format!(
+                            "{what} `{v}` is outside the axis range {} of matrix `{}`",
+                            range_label(lo, hi),
+                            t.name.name
+                        ),
                         "never used",
                         Some(format!("remove the {what} or widen the axis")),
                     );
@@ -1041,7 +1050,10 @@ mod tests {
         );
         let narrow = src("| 0", "| 1", "0..2").replace("b | 4 | 5 | 6", "b | 4");
         let (msg, help) = only(&narrow, "E0303");
-        assert_eq!((msg.as_str(), help.as_str()), ("matrix `m` has no column for `1..2`", "add `| 1 | 2` to the header row"));
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            ("matrix `m` has no column for `1..2`", "add `| 1 | 2` to the header row")
+        );
         let wide = src("| 0 | 1 | 2 | 3", "| 1 | 2 | 3 | 0", "0..2").replace("b | 4 | 5 | 6", "b | 4 | 5 | 6 | 7");
         check_codes(&wide, &["W0002"]);
         check_codes(&src("| 0 | 1 | 1", "| 1 | 2 | 3", "0..2"), &["E0306", "E0303"]);
@@ -1067,25 +1079,44 @@ mod tests {
         };
         check_codes(&src("  infantry | 2 | yes\n  cas | 0 | no\n"), &[]);
         let (msg, help) = only(&src("  infantry | 2 | yes\n"), "E0303");
-        assert_eq!((msg.as_str(), help.as_str()), ("table `ut` has no row for `cas`", "add a row `cas | ...`: every variant of `u` needs one"));
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            (
+                "table `ut` has no row for `cas`",
+                "add a row `cas | ...`: every variant of `u` needs one"
+            )
+        );
         let (msg, help) = only(&src("  infantry | 2 | yes\n  cas | 0 | no\n  infantry | 1 | no\n"), "E0306");
         assert_eq!(msg, "variant `infantry` has two rows in table `ut`");
         assert_eq!(help, "the first is on line 6; give each variant of `u` one row");
         check_codes(&src("  infantry | 2 | yes\n  cass | 0 | no\n"), &["E0101", "E0303"]);
-        assert_eq!(diagnostics(&src("  infantry | 2 | yes\n  cass | 0 | no\n"))[0].help.as_deref(), Some("did you mean `cas`?"));
+        assert_eq!(
+            diagnostics(&src("  infantry | 2 | yes\n  cass | 0 | no\n"))[0].help.as_deref(),
+            Some("did you mean `cas`?")
+        );
         check_codes(&src("  infantry | 2 | yes\n  cas | 0\n"), &["E0305"]);
         check_codes(&src("  infantry | 2 | yes\n  \"cas\" | 0 | no\n"), &["E0307", "E0303"]);
     }
 
     #[test]
     fn an_enum_key_must_be_an_enum_and_the_table_is_no_type() {
-        let table = |key: &str| format!("enum u \"U\" [1] {{ a }}\ntable ut \"UT\" [1] {{\n  key unit: {key}\n  columns n: int\n  a | 1\n}}\n");
-        let (msg, help) = only(&format!("{}resolver r \"R\" [1] {{\n  out x: int\n  set x = ut(a).n\n}}\n", table("uu")), "E0101");
+        let table =
+            |key: &str| format!("enum u \"U\" [1] {{ a }}\ntable ut \"UT\" [1] {{\n  key unit: {key}\n  columns n: int\n  a | 1\n}}\n");
+        let (msg, help) = only(
+            &format!("{}resolver r \"R\" [1] {{\n  out x: int\n  set x = ut(a).n\n}}\n", table("uu")),
+            "E0101",
+        );
         assert_eq!((msg.as_str(), help.as_str()), ("unknown enum `uu`", "did you mean `u`?"));
-        let (msg, help) = only(&format!("{}resolver r \"R\" [1] {{\n  out x: int\n  set x = ut(a).n\n}}\n", table("int")), "E0201");
+        let (msg, help) = only(
+            &format!("{}resolver r \"R\" [1] {{\n  out x: int\n  set x = ut(a).n\n}}\n", table("int")),
+            "E0201",
+        );
         assert_eq!(msg, "a table is keyed by text or by an enum, not by `int`");
         assert_eq!(help, "write `key unit` for text keys, or name an enum");
-        check_codes(&format!("{}resolver r \"R\" [1] {{\n  out x: int = 0\n}}\n", table("int")), &["E0201", "W0001"]);
+        check_codes(
+            &format!("{}resolver r \"R\" [1] {{\n  out x: int = 0\n}}\n", table("int")),
+            &["E0201", "W0001"],
+        );
         check_codes(
             &format!("{}resolver r \"R\" [1] {{\n  in k: ut\n  out x: int = 0\n}}\n", table("u")),
             &["E0201"],
