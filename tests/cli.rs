@@ -370,10 +370,27 @@ fn nonsense_counts_and_repeated_inputs_are_refused_plainly() {
     // `--set` silently kept the last value.
     for (args, want) in [
         (
-            &["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--threads", "0"][..],
+            &[
+                "sim",
+                "mercenary.battle",
+                "--input",
+                "examples/mercenary-infantry-clash.yaml",
+                "--threads",
+                "0",
+            ][..],
             "--threads",
         ),
-        (&["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--runs", "0"][..], "--runs"),
+        (
+            &[
+                "sim",
+                "mercenary.battle",
+                "--input",
+                "examples/mercenary-infantry-clash.yaml",
+                "--runs",
+                "0",
+            ][..],
+            "--runs",
+        ),
         (
             &["roll", "starleader.to_hit", "--set", "range_hexes=3", "--set", "range_hexes=5"][..],
             "`range_hexes` is set twice",
@@ -403,13 +420,21 @@ fn an_oversized_input_file_is_refused_before_it_is_read() {
 fn check_writes_diagnostics_to_stderr_and_json_to_stdout() {
     let dir = std::env::temp_dir().join(format!("rulebook-check-streams-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("tiny")).unwrap();
-    std::fs::write(dir.join("tiny/a.rules"), "system tiny \"Tiny\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = nope [1]\n}\n").unwrap();
+    std::fs::write(
+        dir.join("tiny/a.rules"),
+        "system tiny \"Tiny\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = nope [1]\n}\n",
+    )
+    .unwrap();
     let d = dir.to_str().unwrap();
     let text = rulebook(&["check", "--rules", d]);
     let json = rulebook(&["check", "--rules", d, "--json"]);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(text.status.code(), Some(1));
-    assert!(text.stdout.is_empty(), "diagnostics belong on stderr: {}", String::from_utf8_lossy(&text.stdout));
+    assert!(
+        text.stdout.is_empty(),
+        "diagnostics belong on stderr: {}",
+        String::from_utf8_lossy(&text.stdout)
+    );
     assert!(stderr(&text).contains("a.rules:4:"), "{}", stderr(&text));
     let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(doc["errors"], 1);

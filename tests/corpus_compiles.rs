@@ -54,11 +54,15 @@ fn ok_corpus_generated_code_compiles() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // Run one corpus resolver: dice counts computed at run time (`ok/dice_count.rules`). Zero dice
-    // roll 0 without faces; a negative count is an error naming the roll and its notation.
+    // Run corpus resolvers: dice counts computed at run time (`ok/dice_count.rules`): zero dice
+    // roll 0 without faces; a negative count is an error naming the roll and its notation. Then the
+    // newer language features, with the outcomes the interpreter gives for the same dice
+    // (`rulebook roll ... --rules`): a computed reroll range, a matrix with whole-number axes, a
+    // table keyed by an enum with a qualified variant, and a list that grows.
     std::fs::write(
         dir.join("src/main.rs"),
         r#"use corpus_check::ok_dice_count::{counted, CountedInputs};
+use corpus_check::{ok_enum_keyed_table as ek, ok_growing_list as gl, ok_matrix_int_axis as mi, ok_reroll_computed as rc};
 use rulebook_runtime as rt;
 fn main() {
     for n in [0, 2, -3] {
@@ -68,6 +72,16 @@ fn main() {
             Err(e) => println!("{n}: error: {e}"),
         }
     }
+    let mut dice = rt::Scripted::new(vec![5, 6, 2, 1, 1, 3, 4]);
+    let o = rc::blind_target(&mut dice, &mut rt::NoTrace, &rc::BlindTargetInputs { targets: 3, below: 2 }).unwrap();
+    println!("blind: target {} low {} faces used {}", o.target, o.low, dice.used());
+    let mut dice = rt::Scripted::new(vec![1]);
+    let o = mi::fire(&mut dice, &mut rt::NoTrace, &mi::FireInputs { attacker: mi::Unit::Infantry, distance: 1, wind: 1 }).unwrap();
+    println!("fire: dm {} can_fire {} drifted {}", o.dm, o.can_fire, o.drifted);
+    let o = ek::profile(&mut rt::Scripted::new(vec![]), &mut rt::NoTrace, &ek::ProfileInputs { unit: ek::Unit::Cas, flanking: false }).unwrap();
+    println!("profile: moves {} doubles {} label {} load {} rule {:?}", o.moves, o.doubles, o.label, o.load, o.rule);
+    let o = gl::spread(&mut rt::Scripted::new(vec![1, 2, 3, 4]), &mut rt::NoTrace, &gl::SpreadInputs { bystanders: 2 }).unwrap();
+    println!("spread: {:?} {}", o.damage, o.names.len());
 }
 "#,
     )
@@ -83,6 +97,10 @@ fn main() {
         String::from_utf8_lossy(&out.stdout),
         "0: total 0 nothing 0 faces used 0\n\
          2: total 11 nothing 0 faces used 2\n\
-         -3: error: invalid operation: dice count -3 is negative in roll `damage` ((count)d6)\n"
+         -3: error: invalid operation: dice count -3 is negative in roll `damage` ((count)d6)\n\
+         blind: target 2 low 7 faces used 7\n\
+         fire: dm 1 can_fire true drifted 2\n\
+         profile: moves 3 doubles false label Close Air Support load 0 rule Blockable\n\
+         spread: [3, 7] 2\n"
     );
 }

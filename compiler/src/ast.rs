@@ -98,11 +98,12 @@ pub enum TableKind {
         index: ByIndex,
         result: Option<TypeExpr>,
     },
+    /// Each axis is an enum or a bounded int (`distance: int 0..5`).
     Matrix {
         row_name: Ident,
-        row_ty: Ident,
+        row_ty: TypeAtom,
         col_name: Ident,
-        col_ty: Ident,
+        col_ty: TypeAtom,
         result: TypeExpr,
     },
 }
@@ -120,6 +121,8 @@ pub struct TableDecl {
     pub cite: Cite,
     pub kind: TableKind,
     pub key: Option<Ident>,
+    /// `key unit: unit_type`: the enum whose variants are the rows.
+    pub key_ty: Option<Ident>,
     pub columns: Vec<(Ident, TypeExpr)>,
     pub aliases: Vec<AliasLine>,
     pub header: Option<Vec<Ident>>,
@@ -301,6 +304,7 @@ pub enum DiceCount {
     Expr(Box<Expr>),
 }
 
+/// A dice modifier. Each end of `Reroll` is a number or an expression in parentheses (`None` when open).
 #[derive(Clone, Debug)]
 pub enum DiceMod {
     Keep { highest: bool, n: i64 },
@@ -309,7 +313,7 @@ pub enum DiceMod {
     BadFlux,
     ZeroBased,
     Each { value: Box<Expr>, floor: i64 },
-    Reroll(Option<i64>, Option<i64>),
+    Reroll(Option<Box<Expr>>, Option<Box<Expr>>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -434,11 +434,11 @@ impl<'a> Gen<'a> {
         };
         let doc = format!("{} [{}]. Source: {}:{}", t.title, t.cite, t.source, t.line);
         if matches!(t.kind, TableKind::Matrix { .. }) {
-            let (TableKind::Matrix { row_enum, col_enum }, Some(res)) = (&t.kind, &t.result) else {
+            let (TableKind::Matrix { rows: row_axis, cols }, Some(res)) = (&t.kind, &t.result) else {
                 return out;
             };
             let cty = self.static_ty(res);
-            let ncols = self.sys.enums[*col_enum].variants.len();
+            let ncols = self.axis_len(cols);
             let rows: Vec<String> = t
                 .rows
                 .iter()
@@ -455,11 +455,11 @@ impl<'a> Gen<'a> {
                 t.rows.len(),
                 rows.join(", ")
             );
-            let re = camel(&self.sys.enums[*row_enum].name);
-            let ce = camel(&self.sys.enums[*col_enum].name);
+            let (rty, ri, rn) = self.axis_code(row_axis, "r", &t.name);
+            let (cty_arg, ci, cn) = self.axis_code(cols, "c", &t.name);
             let _ = writeln!(
                 out,
-                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, r: {re}, c: {ce}) -> Result<{cty}, rt::Error> {{\n let v = {stat}.get(rt::EnumType::index(r)).and_then(|row| row.get(rt::EnumType::index(c))).copied().ok_or_else(|| rt::Error::Internal {{ message: {msg} }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: format!(\"{{}}, {{}}\", rt::EnumType::name(r), rt::EnumType::name(c)), row: {vs}.to_string(), cite: {cite}.to_string() }}); }}\n Ok(v)\n}}",
+                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, r: {rty}, c: {cty_arg}) -> Result<{cty}, rt::Error> {{\n let ri: usize = {ri};\n let ci: usize = {ci};\n let v = {stat}.get(ri).and_then(|row| row.get(ci)).copied().ok_or_else(|| rt::Error::Internal {{ message: {msg} }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: format!(\"{{}}, {{}}\", {rn}, {cn}), row: {vs}.to_string(), cite: {cite}.to_string() }}); }}\n Ok(v)\n}}",
                 name = t.name,
                 msg = lit(&format!("matrix {} is missing a cell", t.name)) + ".to_string()",
                 tname = lit(&t.name),
@@ -542,8 +542,47 @@ impl<'a> Gen<'a> {
                 cite = lit(&t.cite),
             );
         }
+        if let TableKind::ByEnum { key_enum } = t.kind {
+            let en = camel(&self.sys.enums[key_enum].name);
+            let _ = writeln!(
+                out,
+                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, k: {en}) -> Result<&'static {row_ty}, rt::Error> {{\n let row = {stat}.get(rt::EnumType::index(k)).ok_or_else(|| rt::Error::Internal {{ message: {msg} }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: rt::EnumType::name(k).to_string(), row: row.to_value().to_string(), cite: {cite}.to_string() }}); }}\n Ok(row)\n}}",
+                name = t.name,
+                msg = lit(&format!("table {} is missing a row", t.name)) + ".to_string()",
+                tname = lit(&t.name),
+                cite = lit(&t.cite),
+            );
+        }
         let _ = tid;
         out
+    }
+
+    /// Number of positions on a matrix axis.
+    fn axis_len(&self, a: &Axis) -> usize {
+        match a {
+            Axis::Enum(e) => self.sys.enums[*e].variants.len(),
+            Axis::Int { lo, hi } => (*hi as i128 - *lo as i128 + 1) as usize,
+        }
+    }
+
+    /// For the matrix lookup argument `v` on axis `a`: its Rust type, its index into the static
+    /// (an expression that may return the range table's domain error) and its label in the trace.
+    fn axis_code(&self, a: &Axis, v: &str, table: &str) -> (String, String, String) {
+        match a {
+            Axis::Enum(e) => (
+                camel(&self.sys.enums[*e].name),
+                format!("rt::EnumType::index({v})"),
+                format!("rt::EnumType::name({v})"),
+            ),
+            // Outside the axis is the range tables' error (the checker proves it cannot happen).
+            Axis::Int { lo, hi } => (
+                "i64".into(),
+                format!(
+                    "{{ if !({lo}i64..={hi}i64).contains(&{v}) {{ return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {table}\", {v}) }}); }} (({v} as i128) - ({lo}i128)) as usize }}"
+                ),
+                v.to_string(),
+            ),
+        }
     }
 
     fn key_col_id(&self, tables: &[usize], col: &str) -> usize {
@@ -1109,9 +1148,11 @@ impl<'a> Gen<'a> {
                 self.expr(per_die)
             ),
         };
-        let reroll = match d.reroll {
-            Some((a, b)) => format!("Some(({a}, {b}))"),
-            None => "None".into(),
+        // A computed reroll range is evaluated after the count and the read, as the fields are written.
+        let reroll = match (d.const_reroll(), &d.reroll) {
+            (Some(Some((a, b))), _) => format!("Some(({a}, {b}))"),
+            (Some(None), _) | (None, None) => "None".into(),
+            (None, Some((a, b))) => format!("Some(({}, {}))", self.expr(a), self.expr(b)),
         };
         let count = match &d.count.kind {
             ExprKind::Const(Const::Int(n)) => format!("{n}"),
@@ -1126,7 +1167,7 @@ impl<'a> Gen<'a> {
             "rt::DiceSpec {{ count: {count}, sides: {}, zero_based: {}, read: {read}, reroll: {reroll} }}",
             d.sides, d.zero_based
         );
-        if body.contains('?') {
+        if body.contains('?') || d.const_reroll().is_none() {
             return format!("({body})");
         }
         let mut specs = self.specs.borrow_mut();

@@ -134,10 +134,37 @@ pub enum TableKind {
         lo: i64,
         hi: i64,
     },
+    /// Rows along one axis, columns along the other; a row holds one cell per column.
     Matrix {
-        row_enum: usize,
-        col_enum: usize,
+        rows: Axis,
+        cols: Axis,
     },
+    /// Keyed by an enum (`key unit: unit_type`): one row per variant, in declaration order.
+    ByEnum {
+        key_enum: usize,
+    },
+}
+
+/// One axis of a matrix: the variants of an enum, or every whole number of `lo..=hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    Enum(usize),
+    Int { lo: i64, hi: i64 },
+}
+
+impl Axis {
+    /// The label of position `i` on this axis: a variant name, or the number.
+    pub fn label(&self, sys: &System, i: usize) -> String {
+        match self {
+            Axis::Enum(e) => sys
+                .enums
+                .get(*e)
+                .and_then(|e| e.variants.get(i))
+                .map(|(v, _)| v.clone())
+                .unwrap_or_default(),
+            Axis::Int { lo, .. } => (*lo as i128 + i as i128).to_string(),
+        }
+    }
 }
 
 impl TableKind {
@@ -147,6 +174,7 @@ impl TableKind {
             TableKind::Keyed => "keyed",
             TableKind::Range { .. } => "range",
             TableKind::Matrix { .. } => "matrix",
+            TableKind::ByEnum { .. } => "enum",
         }
     }
 }
@@ -289,8 +317,24 @@ pub struct Dice {
     pub sides: i64,
     pub zero_based: bool,
     pub read: Read,
-    pub reroll: Option<(i64, i64)>,
+    /// The values thrown again, both ends included; an open end is `i64::MIN` or `i64::MAX`.
+    /// Either end may be computed (`reroll (targets + 1)..6`).
+    pub reroll: Option<(Expr, Expr)>,
     pub notation: String,
+}
+
+impl Dice {
+    /// The reroll range when both ends are constants: `Some(None)` without a reroll, `None` when
+    /// an end is computed at run time.
+    pub fn const_reroll(&self) -> Option<Option<(i64, i64)>> {
+        match &self.reroll {
+            None => Some(None),
+            Some((lo, hi)) => match (&lo.kind, &hi.kind) {
+                (ExprKind::Const(Const::Int(a)), ExprKind::Const(Const::Int(b))) => Some(Some((*a, *b))),
+                _ => None,
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

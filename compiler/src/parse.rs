@@ -451,6 +451,7 @@ impl Lower {
         let mut cite = None;
         let mut kind = TableKind::Keyed;
         let mut key = None;
+        let mut key_ty = None;
         let mut columns = Vec::new();
         let mut aliases = Vec::new();
         let mut header = None;
@@ -473,9 +474,9 @@ impl Lower {
                 Rule::matrix_clause => {
                     let mut mi = c.into_inner().filter(not_kw);
                     let row_name = self.ident(mi.next()?);
-                    let row_ty = self.ident(mi.next()?);
+                    let row_ty = self.type_atom(mi.next()?);
                     let col_name = self.ident(mi.next()?);
-                    let col_ty = self.ident(mi.next()?);
+                    let col_ty = self.type_atom(mi.next()?);
                     let result = self.type_expr(mi.next()?);
                     kind = TableKind::Matrix {
                         row_name,
@@ -485,7 +486,11 @@ impl Lower {
                         result,
                     };
                 }
-                Rule::key_line => key = c.into_inner().find(not_kw).map(|k| self.ident(k)),
+                Rule::key_line => {
+                    let mut ki = c.into_inner().filter(not_kw);
+                    key = ki.next().map(|k| self.ident(k));
+                    key_ty = ki.next().map(|k| self.ident(k));
+                }
                 Rule::columns_line => {
                     for col in c.into_inner().filter(not_kw) {
                         let mut ci = col.into_inner().filter(not_kw);
@@ -501,6 +506,7 @@ impl Lower {
                         aliases.push((names, target, aspan));
                     }
                 }
+                // A numeric label (an int axis) is kept as its text.
                 Rule::matrix_header => header = Some(c.into_inner().filter(not_kw).map(|i| self.ident(i)).collect()),
                 Rule::row => rows.push(self.row(c)?),
                 _ => {}
@@ -512,6 +518,7 @@ impl Lower {
             cite: cite?,
             kind,
             key,
+            key_ty,
             columns,
             aliases,
             header,
@@ -935,9 +942,9 @@ impl Lower {
                                 floor,
                             }
                         }
-                        Rule::reroll_mod => match inner.into_iter().find(|x| x.as_rule() == Rule::range_pat) {
+                        Rule::reroll_mod => match inner.into_iter().find(|x| x.as_rule() == Rule::reroll_range) {
                             Some(r) => {
-                                let (lo, hi) = self.range_pat(r);
+                                let (lo, hi) = self.reroll_range(r);
                                 DiceMod::Reroll(lo, hi)
                             }
                             None => continue,
@@ -951,6 +958,38 @@ impl Lower {
         }
         let _ = seen_count;
         DiceExpr { count, sides, mods, span }
+    }
+
+    /// `lo..hi`, `..hi`, `lo..` or one value; each end a number or `(expression)`.
+    fn reroll_range(&mut self, p: Pair<Rule>) -> (Option<Box<Expr>>, Option<Box<Expr>>) {
+        let mut lo = None;
+        let mut hi = None;
+        let mut single = None;
+        for c in p.into_inner().filter(not_kw) {
+            match c.as_rule() {
+                Rule::reroll_lo => lo = c.into_inner().find(not_kw).map(|e| self.reroll_end(e)),
+                Rule::reroll_hi => hi = c.into_inner().find(not_kw).map(|e| self.reroll_end(e)),
+                Rule::reroll_end => single = Some(self.reroll_end(c)),
+                _ => {}
+            }
+        }
+        match single {
+            Some(v) => (Some(v.clone()), Some(v)),
+            None => (lo, hi),
+        }
+    }
+
+    fn reroll_end(&mut self, p: Pair<Rule>) -> Box<Expr> {
+        let span = self.span(&p);
+        let kind = match p.into_inner().find(not_kw) {
+            Some(v) if v.as_rule() == Rule::signed_int => ExprKind::Int(self.int(&v)),
+            Some(v) => match v.into_inner().find(not_kw) {
+                Some(e) => return Box::new(self.expr(e)),
+                None => ExprKind::Int(0),
+            },
+            None => ExprKind::Int(0),
+        };
+        Box::new(Expr { kind, span })
     }
 
     fn expr(&mut self, p: Pair<Rule>) -> Expr {
@@ -1263,6 +1302,11 @@ mod tests {
             "resolver r \"R\" [1] { in a: int 0..2 = 2 \"doc\" [1] }",
             "resolver r \"R\" [1] { in a: list g = [] \"doc\" }",
             "resolver r \"R\" [1] { in a: int -12..12 = 2 \"doc\" [6.1] }",
+            "resolver r \"R\" [1] { in a: list of int = [] }",
+            "resolver r \"R\" [1] { roll d = 1d6 reroll (n + 1)..6 \"x\" [1] }",
+            "resolver r \"R\" [1] { roll d = 2d6 reroll ..(n) }",
+            "table m \"M\" [1] matrix a: e x d: int 0..2 -> int {\n | 0 | 1 | 2\n x | 1 | 2 | 3\n}",
+            "table t \"T\" [1] {\n key unit: unit_type\n columns a: int\n infantry | 1\n}",
         ] {
             assert_eq!(errs(src), Vec::<String>::new(), "{src}");
         }

@@ -9,7 +9,7 @@
 use crate::value::V;
 use rt::{Dec, Error, Event, Trace, Value};
 use rulebook_compiler::ast::{Agg, BinOp, CmpOp};
-use rulebook_compiler::ir::{self, Const, Expr, ExprKind, Func, Mod, MsgPart, Pattern, Stmt, TableKind, Ty};
+use rulebook_compiler::ir::{self, Axis, Const, Expr, ExprKind, Func, Mod, MsgPart, Pattern, Stmt, TableKind, Ty};
 use rulebook_runtime as rt;
 use std::sync::Arc;
 
@@ -679,12 +679,17 @@ impl Sys {
                 }
             }
         };
+        // A computed reroll range is evaluated after the count and the read, as generated code does.
+        let reroll = match &d.reroll {
+            None => None,
+            Some((lo, hi)) => Some((int(&self.expr(lo, f, trace)?)?, int(&self.expr(hi, f, trace)?)?)),
+        };
         Ok(rt::DiceSpec {
             count,
             sides: u16::try_from(d.sides).map_err(|_| Error::internal("interpreter: sides out of range"))?,
             zero_based: d.zero_based,
             read,
-            reroll: d.reroll,
+            reroll,
         })
     }
 
@@ -836,13 +841,15 @@ impl Sys {
     fn lookup<T: Trace>(&self, tid: usize, args: &[V], trace: &mut T) -> Result<V, Error> {
         let t = &self.ir.tables[tid];
         match &t.kind {
-            TableKind::Matrix { .. } => {
-                let (Some(V::Enum(r, rn)), Some(V::Enum(c, cn))) = (args.first(), args.get(1)) else {
-                    return Err(Error::internal("interpreter: matrix lookup without two enum values"));
+            TableKind::Matrix { rows, cols } => {
+                let (Some(r), Some(c)) = (args.first(), args.get(1)) else {
+                    return Err(Error::internal("interpreter: matrix lookup without two values"));
                 };
+                let (ri, rn) = axis_index(rows, r, &t.name)?;
+                let (ci, cn) = axis_index(cols, c, &t.name)?;
                 let v = self.cells[tid]
-                    .get(usize::from(*r))
-                    .and_then(|row| row.get(usize::from(*c)))
+                    .get(ri)
+                    .and_then(|row| row.get(ci))
                     .cloned()
                     .ok_or_else(|| Error::Internal {
                         message: format!("matrix {} is missing a cell", t.name),
@@ -851,6 +858,23 @@ impl Sys {
                     trace.event(Event::Row {
                         table: t.name.clone(),
                         key: format!("{rn}, {cn}"),
+                        row: v.to_string(),
+                        cite: t.cite.clone(),
+                    });
+                }
+                Ok(v)
+            }
+            TableKind::ByEnum { .. } => {
+                let Some(V::Enum(k, kn)) = args.first() else {
+                    return Err(Error::internal("interpreter: enum-keyed lookup without an enum value"));
+                };
+                let v = self.rows[tid].get(usize::from(*k)).cloned().ok_or_else(|| Error::Internal {
+                    message: format!("table {} is missing a row", t.name),
+                })?;
+                if T::ENABLED {
+                    trace.event(Event::Row {
+                        table: t.name.clone(),
+                        key: kn.to_string(),
                         row: v.to_string(),
                         cite: t.cite.clone(),
                     });
@@ -1154,6 +1178,23 @@ fn compare(op: CmpOp, x: &V, y: &V, tx: &Ty, ty: &Ty) -> bool {
         CmpOp::Le => x <= y,
         CmpOp::Gt => x > y,
         CmpOp::Ge => x >= y,
+    }
+}
+
+/// The position of a matrix lookup argument on its axis and its label in the trace; a number
+/// outside a whole-number axis is the range tables' error, as in generated code.
+fn axis_index(axis: &Axis, v: &V, table: &str) -> Result<(usize, String), Error> {
+    match (axis, v) {
+        (Axis::Enum(_), V::Enum(i, name)) => Ok((usize::from(*i), (*name).to_string())),
+        (Axis::Int { lo, hi }, V::Int(i)) => {
+            if !(*lo..=*hi).contains(i) {
+                return Err(Error::Domain {
+                    what: format!("{i} is outside table {table}"),
+                });
+            }
+            Ok(((*i as i128 - *lo as i128) as usize, i.to_string()))
+        }
+        _ => Err(Error::internal(format!("interpreter: matrix lookup with {v} on the wrong axis"))),
     }
 }
 

@@ -79,9 +79,10 @@ impl DiceSpec {
     }
 
     /// Rejects specs no throw can satisfy, so later arithmetic never divides by zero or indexes
-    /// past a two-dice read. Generated specs always pass; this guards hand-built ones. A count of 0
-    /// is valid for the summing reads: no faces, read as 0 (the reads of a fixed number of dice,
-    /// flux, percentile and keep, still need theirs).
+    /// past a two-dice read. Generated specs pass those checks; they guard hand-built ones. A
+    /// count of 0 is valid for the summing reads: no faces, read as 0 (the reads of a fixed number
+    /// of dice, flux, percentile and keep, still need theirs). A reroll range that covers every
+    /// value (possible when it is computed at run time) is `Error::RerollLimit`.
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |why: &str| {
             Err(Error::Domain {
@@ -97,7 +98,14 @@ impl DiceSpec {
             Read::KeepHighest(k) | Read::KeepLowest(k) if k == 0 || u16::from(k) > self.count => {
                 bad("keep count must be between 1 and the number of dice")
             }
-            _ => Ok(()),
+            _ => {
+                // A range that rerolls every value could only throw forever: refused at once, by
+                // every dice source alike (a reroll range may be computed at run time).
+                match self.reroll {
+                    Some((lo, hi)) if lo <= self.min() && hi >= self.max() => Err(Error::RerollLimit),
+                    _ => Ok(()),
+                }
+            }
         }
     }
 

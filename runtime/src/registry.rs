@@ -74,7 +74,7 @@ pub struct TableInfo {
     pub name: &'static str,
     pub title: &'static str,
     pub cite: &'static str,
-    /// "keyed" | "range" | "matrix" | "step"
+    /// "keyed" | "range" | "matrix" | "enum" (keyed by an enum: one row per variant) | "step"
     pub kind: &'static str,
     /// (column name, column type text)
     pub columns: &'static [(&'static str, &'static str)],

@@ -80,6 +80,22 @@ fn reroll_removes_values_and_total() {
     assert!(s.distribution().unwrap().iter().all(|&(v, _)| v < 10));
     let all = spec(1, 6, false, Read::Sum, Some((1, 6)));
     assert_eq!(all.distribution(), Err(Error::RerollLimit));
+    // A range covering every value (a computed one can) is refused before any face is thrown, by
+    // every dice source alike; an empty range (low above high) rerolls nothing.
+    for all in [
+        all,
+        spec(2, 6, false, Read::Flux, Some((i64::MIN, 5))),
+        spec(1, 6, false, Read::Sum, Some((0, 9))),
+    ] {
+        assert_eq!(Seeded::new(1).roll(&all), Err(Error::RerollLimit));
+        let mut scripted = Scripted::new(vec![1, 2, 3]);
+        assert_eq!(scripted.roll(&all), Err(Error::RerollLimit));
+        assert_eq!(scripted.used(), 0);
+        assert_eq!(rulebook_runtime::enumerate(|d| d.roll(&all)).err(), Some(Error::RerollLimit));
+    }
+    let none = spec(1, 6, false, Read::Sum, Some((7, 6)));
+    assert_eq!(none.total().unwrap(), 6);
+    assert_eq!(Scripted::new(vec![6]).roll(&none), Ok(6));
 }
 
 #[test]

@@ -375,9 +375,7 @@ fn cells(s: &ir::System, t: &ir::TableDef, r: &ir::RowDef, old: Option<(&ir::Sys
     let name = |i: usize| -> String {
         match (&t.result, &t.kind) {
             (None, _) => t.columns.get(i).map(|(n, _)| n.clone()).unwrap_or_default(),
-            (Some(_), ir::TableKind::Matrix { col_enum, .. }) => {
-                s.enums[*col_enum].variants.get(i).map(|(v, _)| v.clone()).unwrap_or_default()
-            }
+            (Some(_), ir::TableKind::Matrix { cols, .. }) => cols.label(s, i),
             (Some(_), _) => "value".into(),
         }
     };

@@ -437,11 +437,7 @@ pub(crate) fn find_resolver(
 /// Exact odds of `r` with a time budget: the enumeration runs on a worker thread that reports its
 /// progress; past one second a bar shows on a terminal, and past `budget` seconds it is stopped
 /// with an error that says how far it got and what to do instead.
-pub(crate) fn exact_odds(
-    r: &'static rt::ResolverInfo,
-    inputs: &rt::Inputs,
-    budget: u64,
-) -> Result<rt::Distribution<rt::Value>, CliError> {
+pub(crate) fn exact_odds(r: &'static rt::ResolverInfo, inputs: &rt::Inputs, budget: u64) -> Result<rt::Distribution<rt::Value>, CliError> {
     use std::io::IsTerminal;
     use std::sync::atomic::Ordering::Relaxed;
     use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Names and fields: what a bare name means where it stands (a local, an input, an output, a
-//! constant or an enum variant, the expected type deciding between them), and `.field` on keys,
-//! outcomes, rows and records.
+//! constant or an enum variant, the expected type deciding between them), variants qualified by
+//! their enum (`unit_rule.flanking`), and `.field` on keys, outcomes, rows and records.
 //!
 //! Diagnostics owned here: E0101 (unknown name, variant, column, output or field) and E0201 (a
 //! variant of several enums, a column typed differently across a union, fields of a non-record).
@@ -110,6 +110,50 @@ impl Checker<'_> {
             self.err("E0101", span, format!("unknown name `{n}`"), "not defined here", Some(help));
         }
         Self::err_expr(span)
+    }
+
+    /// `enum_name.variant`: a variant named with its enum, which no local, input or output hides.
+    /// `None` when `base` is not an enum's name, or names a value with fields (a record, key, row
+    /// or outcome), whose field is read as usual.
+    pub(super) fn qualified_variant(&mut self, ctx: &Ctx, base: &ast::Expr, field: &ast::Ident, span: Span) -> Option<Expr> {
+        let ast::ExprKind::Name(n) = &base.kind else {
+            return None;
+        };
+        let &e = self.enum_idx.get(n)?;
+        let has_fields = |t: &Ty| matches!(strip_opt(t), Ty::Key(_) | Ty::Outcome(_) | Ty::Row(_) | Ty::Rec(_));
+        let mut bound: Vec<Ty> = ctx.lookup(n).map(|l| l.ty.clone()).into_iter().collect();
+        if ctx.rid != usize::MAX {
+            let r = &self.resolvers[ctx.rid];
+            bound.extend(r.inputs.iter().filter(|p| p.name == *n && !p.is_option).map(|p| p.ty.clone()));
+            bound.extend(r.outputs.iter().filter(|p| p.name == *n).map(|p| p.ty.clone()));
+        }
+        // The name resolves as a bare name would: the first binding found decides.
+        if bound.first().is_some_and(has_fields) {
+            return None;
+        }
+        match self.enums[e].variants.iter().position(|(v, _)| *v == field.name) {
+            Some(i) => Some(Expr {
+                kind: ExprKind::Const(Const::Enum(e, i)),
+                ty: Ty::Enum(e),
+                iv: Iv::UNKNOWN,
+                span,
+            }),
+            None => {
+                let help = did_you_mean(
+                    &field.name,
+                    self.enums[e].variants.iter().map(|(v, _)| v.as_str()).collect::<Vec<_>>(),
+                    "variant",
+                );
+                self.err(
+                    "E0101",
+                    field.span,
+                    format!("`{}` is not a variant of `{n}`", field.name),
+                    "unknown variant",
+                    Some(help),
+                );
+                Some(Self::err_expr(span))
+            }
+        }
     }
 
     /// `.field` on a key (a column of its table, or its name), an outcome, a row or a record; on
@@ -359,6 +403,25 @@ mod tests {
             &format!("{enums}resolver r \"R\" [1] {{\n  out x: bool\n  set x = b == b\n}}\n"),
             &["E0201", "E0201"],
         );
+    }
+
+    #[test]
+    fn a_variant_qualified_by_its_enum_is_never_hidden() {
+        let src = |e: &str| {
+            format!("enum rule \"R\" [1] {{ blockable, flanking }}\nresolver r \"R\" [1] {{\n  in flanking: bool = no\n  in rule: rule = blockable\n  out x: bool\n  set x = {e}\n}}\n")
+        };
+        check_codes(&src("rule == rule.flanking and flanking"), &[]);
+        // Without an expected type the bare name is the input; qualified, it is the variant.
+        check_codes(&src("flanking"), &[]);
+        check_codes(&src("rule.flanking"), &["E0201"]);
+        let (msg, help) = only(&src("rule == rule.flankng"), "E0101");
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            ("`flankng` is not a variant of `rule`", "did you mean `flanking`?")
+        );
+        // A record-valued name keeps its fields.
+        let rec = "enum p \"P\" [1] { a }\nrecord q \"Q\" [1] { a: int }\nresolver r \"R\" [1] {\n  out x: p\n  set x = p.a\n}\n";
+        check_codes(rec, &[]);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Calls in expressions: the built-in functions (`floor`, `ceil`, `round`, `abs`, `sqrt`, `len`,
-//! `min`, `max`, `clamp`) and lookups in keyed, range and matrix tables, with the interval of
-//! what they return.
+//! `min`, `max`, `clamp`) and lookups in keyed, enum-keyed, range and matrix tables, with the
+//! interval of what they return.
 //!
 //! Diagnostics owned here: E0202 (wrong number of arguments), E0101 (unknown function or table),
-//! E0201 (arguments of the wrong type); range-table indexes are proved in `bounds` (E0304).
+//! E0201 (arguments of the wrong type); range-table and whole-number matrix indexes are proved in
+//! `bounds` (E0304).
 
 use super::bounds::isqrt_i128;
 use super::ctx::{Checker, Ctx};
@@ -202,10 +203,17 @@ impl Checker<'_> {
             return Self::err_expr(span);
         };
         self.tables[tid].used = true;
+        if self.broken_tables.contains(&tid) {
+            for a in args {
+                self.expr(ctx, a, None);
+            }
+            return Self::err_expr(span);
+        }
         match self.tables[tid].kind.clone() {
             TableKind::Keyed => self.lookup_keyed(ctx, tid, f, args, span),
             TableKind::Range { lo, hi } => self.lookup_range(ctx, tid, (lo, hi), f, args, span),
-            TableKind::Matrix { row_enum, col_enum } => self.lookup_matrix(ctx, tid, (row_enum, col_enum), f, args, span),
+            TableKind::Matrix { rows, cols } => self.lookup_matrix(ctx, tid, (rows, cols), f, args, span),
+            TableKind::ByEnum { key_enum } => self.lookup_by_enum(ctx, tid, key_enum, f, args, span),
         }
     }
 
@@ -234,12 +242,12 @@ impl Checker<'_> {
         mk(ExprKind::Lookup { table: tid, args: vec![x] }, ty, iv)
     }
 
-    /// `matrix(row, column)`.
+    /// `matrix(row, column)`, a whole-number argument proved to stay on its axis.
     fn lookup_matrix(
         &mut self,
         ctx: &mut Ctx,
         tid: usize,
-        (row_enum, col_enum): (usize, usize),
+        (rows, cols): (Axis, Axis),
         f: &ast::Ident,
         args: &[ast::Expr],
         span: Span,
@@ -248,10 +256,8 @@ impl Checker<'_> {
         if !self.argc(f, args, span, 2) {
             return Self::err_expr(span);
         }
-        let a = self.expr(ctx, &args[0], Some(&Ty::Enum(row_enum)));
-        let a = self.coerce(a, &Ty::Enum(row_enum));
-        let b = self.expr(ctx, &args[1], Some(&Ty::Enum(col_enum)));
-        let b = self.coerce(b, &Ty::Enum(col_enum));
+        let a = self.axis_arg(ctx, &f.name, &args[0], rows);
+        let b = self.axis_arg(ctx, &f.name, &args[1], cols);
         let (ty, iv) = self.lookup_result(tid);
         mk(
             ExprKind::Lookup {
@@ -261,6 +267,39 @@ impl Checker<'_> {
             ty,
             iv,
         )
+    }
+
+    /// One argument of a matrix lookup: a value of the axis's enum, or a whole number proved to
+    /// stay within the axis (E0304).
+    fn axis_arg(&mut self, ctx: &mut Ctx, table: &str, arg: &ast::Expr, axis: Axis) -> Expr {
+        match axis {
+            Axis::Enum(e) => {
+                let x = self.expr(ctx, arg, Some(&Ty::Enum(e)));
+                self.coerce(x, &Ty::Enum(e))
+            }
+            Axis::Int { lo, hi } => {
+                let x = self.expr(ctx, arg, Some(&Ty::Int));
+                let x = self.coerce(x, &Ty::Int);
+                self.check_index(table, &x, arg.span, lo, hi);
+                x
+            }
+        }
+    }
+
+    /// `enum_table(variant)`: the row of that variant; read its columns with a dot.
+    fn lookup_by_enum(&mut self, ctx: &mut Ctx, tid: usize, e: usize, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let x = self.expr(ctx, &args[0], Some(&Ty::Enum(e)));
+        let x = self.coerce(x, &Ty::Enum(e));
+        let (ty, iv) = self.lookup_result(tid);
+        Expr {
+            kind: ExprKind::Lookup { table: tid, args: vec![x] },
+            ty,
+            iv,
+            span,
+        }
     }
 }
 

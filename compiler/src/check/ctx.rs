@@ -76,6 +76,9 @@ pub(super) struct Checker<'a> {
     pub(super) records: Vec<RecordDef>,
     pub(super) record_idx: BTreeMap<String, usize>,
     pub(super) option_spans: Vec<Span>,
+    /// Tables whose kind could not be told (a bad matrix axis or enum key, already reported):
+    /// their lookups are not checked further.
+    pub(super) broken_tables: std::collections::BTreeSet<usize>,
 }
 
 impl<'a> Checker<'a> {
@@ -99,6 +102,7 @@ impl<'a> Checker<'a> {
             records: Vec::new(),
             record_idx: BTreeMap::new(),
             option_spans: Vec::new(),
+            broken_tables: Default::default(),
         }
     }
 

@@ -1,11 +1,12 @@
 //! Dice: lowering dice expressions (`2d6`, `(n)d6`, keep/drop, flux, zero-based, per-die
-//! modifiers, rerolls, `d100` as percentile dice), the fixed dice that index a range table, and
-//! the runtime's `DiceSpec` for them, whose distribution gives ranges and gap probabilities.
+//! modifiers, rerolls with fixed or computed ends, `d100` as percentile dice), the fixed dice that
+//! index a range table, and the runtime's `DiceSpec` for them, whose distribution gives ranges and
+//! gap probabilities.
 //!
 //! Diagnostics owned here: E0403 (dice that cannot be rolled: bad count, sides, keep/drop, flux,
-//! per-die modifier, or a reroll that leaves no result).
+//! per-die modifier, a reroll that leaves no result, or a computed one on a table's `by` dice).
 
-use super::bounds::range_label;
+use super::bounds::{dice_iv, range_label};
 use super::ctx::{Checker, Ctx};
 use crate::ast;
 use crate::ir::*;
@@ -13,8 +14,8 @@ use crate::ir::*;
 /// A table's `by` dice: their distribution (when computable) and the range of values.
 pub(super) type DiceDomain = (Option<Vec<(i64, u64)>>, i64, i64);
 
-/// The values that are rolled again, both ends included.
-type Reroll = Option<(i64, i64)>;
+/// The values that are rolled again, both ends included (open ends are `i64::MIN`/`MAX`).
+type Reroll = Option<(Expr, Expr)>;
 
 impl Checker<'_> {
     pub(super) fn dice(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr) -> Option<Dice> {
@@ -60,9 +61,8 @@ impl Checker<'_> {
             reroll,
             notation,
         };
-        if !self.reroll_leaves_a_result(d, &dice, lit_count) {
-            return None;
-        }
+        // Reported, and still bound: later uses of the roll are not errors too.
+        self.reroll_leaves_a_result(d, &dice, lit_count);
         Some(dice)
     }
 
@@ -154,18 +154,36 @@ impl Checker<'_> {
                         floor: *floor,
                     };
                 }
-                ast::DiceMod::Reroll(a, b) => reroll = Some((a.unwrap_or(i64::MIN), b.unwrap_or(i64::MAX))),
+                ast::DiceMod::Reroll(a, b) => {
+                    let end = |c: &mut Self, ctx: &mut Ctx, e: &Option<Box<ast::Expr>>, open: i64| match e {
+                        Some(e) => {
+                            let x = c.expr(ctx, e, Some(&Ty::Int));
+                            c.coerce(x, &Ty::Int)
+                        }
+                        None => Expr {
+                            kind: ExprKind::Const(Const::Int(open)),
+                            ty: Ty::Int,
+                            iv: Iv::exact(open),
+                            span: d.span,
+                        },
+                    };
+                    let lo = end(self, ctx, a, i64::MIN);
+                    let hi = end(self, ctx, b, i64::MAX);
+                    reroll = Some((lo, hi));
+                }
             }
         }
         Some((read, zero, reroll))
     }
 
-    /// E0403 when a reroll range covers every value the dice can show.
+    /// E0403 when a reroll range covers every value the dice can show. A computed range is
+    /// reported when its bounds prove it always covers them all; otherwise a throw that can only be
+    /// rerolled stops the resolution at run time (`RerollLimit`).
     fn reroll_leaves_a_result(&mut self, d: &ast::DiceExpr, dice: &Dice, lit_count: Option<i64>) -> bool {
-        if let (Some(c), Some((a, b))) = (lit_count, dice.reroll) {
-            if let Some(spec) = runtime_spec(dice, c) {
-                let dist = spec.distribution().unwrap_or_default();
-                {
+        match (lit_count, dice.const_reroll()) {
+            (Some(c), Some(Some((a, b)))) => {
+                if let Some(spec) = runtime_spec(dice, c) {
+                    let dist = spec.distribution().unwrap_or_default();
                     if dist.is_empty() {
                         self.err(
                             "E0403",
@@ -176,6 +194,28 @@ impl Checker<'_> {
                         );
                         return false;
                     }
+                }
+            }
+            (_, Some(None)) => {}
+            _ => {
+                let Some((lo, hi)) = &dice.reroll else { return true };
+                let shown = dice_iv(dice);
+                if shown.known && lo.iv.known && hi.iv.known && lo.iv.hi <= shown.lo && hi.iv.lo >= shown.hi {
+                    self.err(
+                        "E0403",
+                        d.span,
+                        format!(
+                            "this reroll range always covers {}, every value the dice can show",
+                            range_label(shown.lo as i64, shown.hi as i64)
+                        ),
+                        "always rerolled",
+                        Some(format!(
+                            "its low end can be {} and its high end {}; leave at least one value unrerolled",
+                            range_label(lo.iv.lo as i64, lo.iv.hi as i64),
+                            range_label(hi.iv.lo as i64, hi.iv.hi as i64)
+                        )),
+                    );
+                    return false;
                 }
             }
         }
@@ -196,6 +236,16 @@ impl Checker<'_> {
             );
             return None;
         };
+        if dice.const_reroll().is_none() {
+            self.err(
+                "E0403",
+                d.span,
+                "a table's `by` dice must have a fixed reroll range",
+                "computed reroll range",
+                Some("write the range with numbers, e.g. `reroll 10..12`".into()),
+            );
+            return None;
+        }
         let spec = runtime_spec(&dice, count)?;
         let dist = spec.distribution().ok();
         let (lo, hi) = match &dist {
@@ -229,7 +279,7 @@ pub fn runtime_spec(d: &Dice, count: i64) -> Option<rulebook_runtime::DiceSpec> 
         sides: u16::try_from(d.sides).ok()?,
         zero_based: d.zero_based,
         read,
-        reroll: d.reroll,
+        reroll: d.const_reroll()?,
     })
 }
 
@@ -248,6 +298,27 @@ mod tests {
         check_codes(&roll("2d6 keep highest 3"), &["E0403"]);
         check_codes(&roll("3d6 flux"), &["E0403"]);
         check_codes(&roll("2d1"), &["E0403"]);
+    }
+
+    #[test]
+    fn a_reroll_range_may_be_computed() {
+        let roll_n = |dice: &str| format!("resolver r \"R\" [1] {{\n  in n: int 1..6\n  out x: int = 0\n  roll d = {dice}\n}}\n");
+        check_codes(&roll_n("1d6 reroll (n + 1)..6"), &[]);
+        check_codes(&roll_n("1d6 reroll (n)..6"), &[]);
+        check_codes(&roll_n("1d6 reroll ..(n - 1)"), &[]);
+        // Provably every face, whatever `n` is.
+        check_codes(&roll_n("1d6 reroll (n - 6)..(n + 5)"), &["E0403"]);
+        check_codes(&roll_n("(n)d6 reroll 1.."), &["E0403"]);
+        check_codes(&roll_n("1d6 reroll (n > 2)..6"), &["E0201"]);
+        check_codes(
+            "const c = 3 [1]\ntable t \"T\" [1] by 1d6 reroll (c + 1).. -> int {\n  1..3 => 1\n}\nresolver r \"R\" [1] {\n  out x: int = 0\n}\n",
+            &["E0403", "W0001"],
+        );
+        // A constant end is a fixed range.
+        check_codes(
+            "const c = 4 [1]\ntable t \"T\" [1] by 1d6 reroll (c).. -> int {\n  1..3 => 1\n}\nresolver r \"R\" [1] {\n  out x: int\n  roll d = 1d6 reroll 4..\n  set x = t(clamp(d, 1, 3))\n}\n",
+            &[],
+        );
     }
 
     #[test]

@@ -37,6 +37,9 @@ impl Checker<'_> {
             K::List(items) => self.expr_list(ctx, items, span, hint),
             K::Option(id) => self.expr_option(id, span),
             K::Field(base, field) => {
+                if let Some(v) = self.qualified_variant(ctx, base, field, span) {
+                    return v;
+                }
                 let b = self.expr(ctx, base, None);
                 self.field(b, field, span)
             }

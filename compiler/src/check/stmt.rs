@@ -188,15 +188,22 @@ impl<'a> Checker<'a> {
             Some(w) => self.coerce(v, w),
             None => v,
         };
-        let ty = v.ty.clone();
+        let mut ty = v.ty.clone();
         if matches!(ty, Ty::NoneLit | Ty::EmptyList) {
+            let example = if ty == Ty::EmptyList {
+                format!("`var {}: list int = []`", name.name)
+            } else {
+                format!("`var {}: int? = none`", name.name)
+            };
             self.err(
                 "E0201",
                 value.span,
                 "a `var` needs a value of known type to start",
                 "type unknown",
-                Some("give its type: `var xs: list unit = []`".into()),
+                Some(format!("give its type, e.g. {example}")),
             );
+            // Already reported: its uses are not checked against an unknown type.
+            ty = Ty::Error;
         }
         let var = ctx.bind(&name.name, ty.clone(), Iv::UNKNOWN, true);
         let cite = cite.as_ref().map(|c| self.cite(c));

@@ -1,11 +1,13 @@
-//! Tables: the keys of keyed tables (with aliases), columns, rows and cells, range tables (their
-//! index, rows outside it, overlaps, and gaps with their probability when the index is a roll),
-//! matrices over two enums, the type of a lookup, and tables no resolver uses.
+//! Tables: the keys of keyed tables (with aliases), tables keyed by an enum (one row per
+//! variant), columns, rows and cells, range tables (their index, rows outside it, overlaps, and
+//! gaps with their probability when the index is a roll), matrices (each axis an enum or a
+//! whole-number range), the type of a lookup, and tables no resolver uses.
 //!
 //! Diagnostics owned here: E0301 (gap), E0302 (overlap), E0303 (matrix cell, row or column
-//! missing), E0305 (wrong number of cells), E0306 (duplicate key or row), E0307 (malformed table),
-//! W0001 (unused table), W0002 (row outside the index range), plus E0101 for unknown keys and E0102
-//! for reserved column names, and E0201 for cells of the wrong type.
+//! missing; a variant without its row), E0305 (wrong number of cells), E0306 (duplicate key, row or
+//! column), E0307 (malformed table), W0001 (unused table), W0002 (row or matrix column outside the
+//! index range), plus E0101 for unknown keys, variants and key enums, E0102 for reserved column
+//! names, and E0201 for cells of the wrong type and axes or keys of the wrong kind.
 
 use super::bounds::range_label;
 use super::ctx::Checker;
@@ -24,7 +26,9 @@ impl Checker<'_> {
             let Some(&tid) = self.table_idx.get(&t.name.name) else {
                 continue;
             };
-            if matches!(t.kind, ast::TableKind::Keyed) {
+            if let (ast::TableKind::Keyed, Some(kt)) = (&t.kind, &t.key_ty) {
+                self.declare_enum_key(tid, t, kt);
+            } else if matches!(t.kind, ast::TableKind::Keyed) {
                 let mut keys: BTreeMap<String, usize> = BTreeMap::new();
                 for (ri, row) in t.rows.iter().enumerate() {
                     let key = match &row.head {
@@ -98,6 +102,45 @@ impl Checker<'_> {
         }
     }
 
+    /// `key unit: unit_type`: the table has one row per variant of that enum (E0101 for an unknown
+    /// type, E0201 for a type that is not an enum, E0307 for aliases, which name text keys).
+    fn declare_enum_key(&mut self, tid: usize, t: &ast::TableDecl, kt: &ast::Ident) {
+        if let Some(&e) = self.enum_idx.get(&kt.name) {
+            self.tables[tid].kind = TableKind::ByEnum { key_enum: e };
+        } else if matches!(kt.name.as_str(), "int" | "decimal" | "bool" | "text")
+            || self.record_idx.contains_key(&kt.name)
+            || self.table_idx.contains_key(&kt.name)
+            || self.aliases.contains_key(&kt.name)
+        {
+            self.err(
+                "E0201",
+                kt.span,
+                format!("a table is keyed by text or by an enum, not by `{}`", kt.name),
+                "not an enum",
+                Some(format!(
+                    "write `key {}` for text keys, or name an enum",
+                    t.key.as_ref().map(|k| k.name.as_str()).unwrap_or("name")
+                )),
+            );
+        } else {
+            let names: Vec<&str> = self.enums.iter().map(|e| e.name.as_str()).collect();
+            let help = did_you_mean(&kt.name, names, "enum");
+            self.err("E0101", kt.span, format!("unknown enum `{}`", kt.name), "not an enum", Some(help));
+        }
+        if !matches!(self.tables[tid].kind, TableKind::ByEnum { .. }) {
+            self.broken_tables.insert(tid);
+        }
+        for (_, _, span) in &t.aliases {
+            self.err(
+                "E0307",
+                *span,
+                format!("table `{}` is keyed by an enum: its rows have no text keys to alias", t.name.name),
+                "alias in an enum-keyed table",
+                Some("remove the alias; an enum value names its row".into()),
+            );
+        }
+    }
+
     /// Pass 4: columns and rows of every table.
     pub(super) fn lower_tables(&mut self, tables_ast: &[&ast::TableDecl]) {
         for t in tables_ast {
@@ -147,6 +190,11 @@ impl Checker<'_> {
         }
         self.tables[tid].columns = cols.clone();
         match &t.kind {
+            ast::TableKind::Keyed if t.key_ty.is_some() => {
+                if let TableKind::ByEnum { key_enum } = self.tables[tid].kind {
+                    self.enum_table(tid, t, key_enum, &cols);
+                }
+            }
             ast::TableKind::Keyed => {
                 if cols.is_empty() {
                     self.err(
@@ -193,6 +241,90 @@ impl Checker<'_> {
                 result,
             } => self.matrix_table(tid, t, row_ty, col_ty, result),
         }
+    }
+
+    /// The rows of a table keyed by enum `e`: one per variant (E0303 for a variant without a row,
+    /// E0306 for one with two, E0101 for a row that names no variant).
+    fn enum_table(&mut self, tid: usize, t: &ast::TableDecl, e: usize, cols: &[(String, Ty)]) {
+        let en = self.enums[e].name.clone();
+        if cols.is_empty() {
+            self.err(
+                "E0307",
+                t.name.span,
+                format!("table `{}` has no `columns` line", t.name.name),
+                "no columns",
+                Some("add `columns name: type, ...` before the rows".into()),
+            );
+        }
+        let vars: Vec<String> = self.enums[e].variants.iter().map(|(v, _)| v.clone()).collect();
+        let mut grid: Vec<Option<(Vec<Const>, Span)>> = vec![None; vars.len()];
+        for row in &t.rows {
+            let label = match &row.head {
+                ast::RowHead::Label(l) => l.clone(),
+                ast::RowHead::Key(k) => {
+                    self.err(
+                        "E0307",
+                        row.head_span,
+                        format!("a row of a table keyed by `{en}` starts with a variant, not text"),
+                        "text here",
+                        Some(format!("write the variant without quotes: `{k} | ...`")),
+                    );
+                    continue;
+                }
+                ast::RowHead::Range(..) => {
+                    self.err(
+                        "E0307",
+                        row.head_span,
+                        format!("a row of a table keyed by `{en}` starts with a variant of `{en}`"),
+                        "a number here",
+                        None,
+                    );
+                    continue;
+                }
+            };
+            let Some(pos) = vars.iter().position(|v| *v == label) else {
+                let help = did_you_mean(&label, vars.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "variant");
+                self.err(
+                    "E0101",
+                    row.head_span,
+                    format!("`{label}` is not a variant of `{en}`"),
+                    "unknown row",
+                    Some(help),
+                );
+                continue;
+            };
+            let cells = self.row_cells(row, cols, false);
+            if let Some((_, first)) = &grid[pos] {
+                let line = self.line_of(*first);
+                self.err(
+                    "E0306",
+                    row.head_span,
+                    format!("variant `{label}` has two rows in table `{}`", t.name.name),
+                    "duplicate row",
+                    Some(format!("the first is on line {line}; give each variant of `{en}` one row")),
+                );
+                continue;
+            }
+            grid[pos] = Some((cells, row.head_span));
+        }
+        let mut rows = Vec::new();
+        for (i, g) in grid.into_iter().enumerate() {
+            if g.is_none() {
+                self.err(
+                    "E0303",
+                    t.name.span,
+                    format!("table `{}` has no row for `{}`", t.name.name, vars[i]),
+                    "missing row",
+                    Some(format!("add a row `{} | ...`: every variant of `{en}` needs one", vars[i])),
+                );
+            }
+            rows.push(RowDef {
+                label: vars[i].clone(),
+                range: (i as i64, i as i64),
+                cells: g.map(|(c, _)| c).unwrap_or_else(|| vec![Const::None; cols.len()]),
+            });
+        }
+        self.tables[tid].rows = rows;
     }
 
     pub(super) fn row_cells(&mut self, row: &ast::Row, cols: &[(String, Ty)], arrow_ok: bool) -> Vec<Const> {
@@ -527,27 +659,16 @@ impl Checker<'_> {
         &mut self,
         tid: usize,
         t: &ast::TableDecl,
-        row_ty: &ast::Ident,
-        col_ty: &ast::Ident,
+        row_ty: &ast::TypeAtom,
+        col_ty: &ast::TypeAtom,
         result: &ast::TypeExpr,
     ) {
-        let (rty, _) = self.type_atom(&ast::TypeAtom {
-            name: row_ty.clone(),
-            bounds: None,
-        });
-        let (cty, _) = self.type_atom(&ast::TypeAtom {
-            name: col_ty.clone(),
-            bounds: None,
-        });
-        let (Ty::Enum(re), Ty::Enum(ce)) = (rty, cty) else {
-            self.err("E0201", row_ty.span, "matrix axes must be enums", "not an enum", None);
+        let (Some(rows), Some(cols)) = (self.matrix_axis(row_ty), self.matrix_axis(col_ty)) else {
+            self.broken_tables.insert(tid);
             return;
         };
         let res = self.type_expr(result).0;
-        self.tables[tid].kind = TableKind::Matrix {
-            row_enum: re,
-            col_enum: ce,
-        };
+        self.tables[tid].kind = TableKind::Matrix { rows, cols };
         self.tables[tid].result = Some(res.clone());
         let Some(header) = &t.header else {
             self.err(
@@ -559,69 +680,187 @@ impl Checker<'_> {
             );
             return;
         };
-        let cvars: Vec<String> = self.enums[ce].variants.iter().map(|(n, _)| n.clone()).collect();
-        let Some(col_pos) = self.matrix_columns(t, header, ce, &cvars) else {
+        let Some(col_pos) = self.matrix_columns(t, header, cols) else {
             return;
         };
-        let grid = self.matrix_grid(t, re, ce, header, &col_pos, &res);
-        let rvars: Vec<String> = self.enums[re].variants.iter().map(|(n, _)| n.clone()).collect();
-        let rows = self.matrix_rows(t, grid, &rvars, cvars.len());
+        let grid = self.matrix_grid(t, rows, cols, header, &col_pos, &res);
+        let rows = self.matrix_rows(t, grid, rows, self.axis_len(cols));
         self.tables[tid].rows = rows;
     }
 
-    /// The column of each header label (E0101 for a label that is no variant), and E0303 for
-    /// every variant of the column enum that has no column.
-    fn matrix_columns(&mut self, t: &ast::TableDecl, header: &[ast::Ident], ce: usize, cvars: &[String]) -> Option<Vec<usize>> {
-        let mut col_pos = Vec::new();
-        for h in header {
-            match cvars.iter().position(|v| *v == h.name) {
-                Some(i) => col_pos.push(i),
-                None => {
-                    let help = did_you_mean(&h.name, cvars.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "variant");
-                    let en = self.enums[ce].name.clone();
+    /// A matrix axis: an enum, or `int lo..hi` of at most `MAX_INT_AXIS` values.
+    fn matrix_axis(&mut self, a: &ast::TypeAtom) -> Option<Axis> {
+        match self.type_atom(a) {
+            (Ty::Enum(e), _) => Some(Axis::Enum(e)),
+            (Ty::Int, Some((lo, hi))) if lo <= hi => {
+                if (hi as i128) - (lo as i128) >= MAX_INT_AXIS as i128 {
                     self.err(
-                        "E0101",
-                        h.span,
-                        format!("`{}` is not a variant of `{en}`", h.name),
-                        "unknown column",
-                        Some(help),
+                        "E0307",
+                        a.name.span,
+                        format!("a matrix axis covers at most {MAX_INT_AXIS} values, and `int {lo}..{hi}` has more"),
+                        "too many values",
+                        Some("narrow the range, or use a range table for a wide index".into()),
                     );
                     return None;
                 }
+                Some(Axis::Int { lo, hi })
+            }
+            // An empty range was reported with the type.
+            (Ty::Int, Some(_)) | (Ty::Error, _) => None,
+            (Ty::Int, None) => {
+                self.err(
+                    "E0201",
+                    a.name.span,
+                    "a whole-number matrix axis needs bounds",
+                    "no bounds",
+                    Some("give the range of its values, e.g. `distance: int 0..5`".into()),
+                );
+                None
+            }
+            _ => {
+                self.err(
+                    "E0201",
+                    a.name.span,
+                    "matrix axes must be enums or bounded ints",
+                    "not an enum",
+                    Some("e.g. `matrix unit: unit_type x distance: int 0..5 -> int`".into()),
+                );
+                None
             }
         }
-        for (i, v) in cvars.iter().enumerate() {
-            if !col_pos.contains(&i) {
-                self.err(
-                    "E0303",
-                    t.name.span,
-                    format!("matrix `{}` has no column for `{v}`", t.name.name),
-                    "missing column",
-                    Some(format!("add `| {v}` to the header row")),
-                );
+    }
+
+    /// Number of positions on an axis.
+    pub(super) fn axis_len(&self, a: Axis) -> usize {
+        match a {
+            Axis::Enum(e) => self.enums[e].variants.len(),
+            Axis::Int { lo, hi } => (hi as i128 - lo as i128 + 1) as usize,
+        }
+    }
+
+    /// The labels of an axis, in order: variant names or numbers.
+    fn axis_labels(&self, a: Axis) -> Vec<String> {
+        match a {
+            Axis::Enum(e) => self.enums[e].variants.iter().map(|(n, _)| n.clone()).collect(),
+            Axis::Int { lo, hi } => (lo..=hi).map(|v| v.to_string()).collect(),
+        }
+    }
+
+    /// The position of `label` on axis `a`, or the diagnostic that says why there is none: E0101
+    /// for an unknown variant, E0201 for a name on an int axis, W0002 for a number outside it.
+    fn axis_pos(&mut self, t: &ast::TableDecl, a: Axis, label: &str, span: Span, what: &str) -> Option<usize> {
+        match a {
+            Axis::Enum(e) => {
+                let vars: Vec<String> = self.axis_labels(a);
+                let pos = vars.iter().position(|v| v == label);
+                if pos.is_none() {
+                    let help = did_you_mean(label, vars.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "variant");
+                    let en = self.enums[e].name.clone();
+                    self.err(
+                        "E0101",
+                        span,
+                        format!("`{label}` is not a variant of `{en}`"),
+                        format!("unknown {what}"),
+                        Some(help),
+                    );
+                }
+                pos
             }
+            Axis::Int { lo, hi } => match label.parse::<i64>() {
+                Ok(v) if (lo..=hi).contains(&v) => Some((v as i128 - lo as i128) as usize),
+                Ok(v) => {
+                    self.warn(
+                        "W0002",
+                        span,
+                        format!(
+                            "{what} `{v}` is outside the axis range {} of matrix `{}`",
+                            range_label(lo, hi),
+                            t.name.name
+                        ),
+                        "never used",
+                        Some(format!("remove the {what} or widen the axis")),
+                    );
+                    None
+                }
+                Err(_) => {
+                    self.err(
+                        "E0201",
+                        span,
+                        format!("expected a whole number in {}, found `{label}`", range_label(lo, hi)),
+                        format!("not a {what} of this axis"),
+                        Some(format!("this axis is `int {lo}..{hi}`: label its {what}s with numbers")),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    /// The column of each header label (`None` for a label outside the axis), and E0303 for every
+    /// position of the column axis that has no column.
+    fn matrix_columns(&mut self, t: &ast::TableDecl, header: &[ast::Ident], cols: Axis) -> Option<Vec<Option<usize>>> {
+        let mut col_pos = Vec::new();
+        let mut seen: BTreeMap<usize, Span> = BTreeMap::new();
+        for h in header {
+            let pos = self.axis_pos(t, cols, &h.name, h.span, "column");
+            if pos.is_none() && matches!(cols, Axis::Enum(_)) {
+                return None;
+            }
+            if let Some(p) = pos {
+                if seen.insert(p, h.span).is_some() {
+                    self.err(
+                        "E0306",
+                        h.span,
+                        format!("column `{}` appears twice", h.name),
+                        "duplicate column",
+                        Some("give each column once in the header row".into()),
+                    );
+                }
+            }
+            col_pos.push(pos);
+        }
+        let labels = self.axis_labels(cols);
+        for (lo, hi) in missing_runs(cols, labels.len(), |i| seen.contains_key(&i)) {
+            let v = run_label(&labels, lo, hi);
+            self.err(
+                "E0303",
+                t.name.span,
+                format!("matrix `{}` has no column for `{v}`", t.name.name),
+                "missing column",
+                Some(format!("add `| {}` to the header row", labels[lo..=hi].join(" | "))),
+            );
         }
         Some(col_pos)
     }
 
-    /// The cells of each row of the row enum, in the column enum's order (`None` for a row the
+    /// The cells of each row of the row axis, in the column axis's order (`None` for a row the
     /// matrix lacks).
     fn matrix_grid(
         &mut self,
         t: &ast::TableDecl,
-        re: usize,
-        ce: usize,
+        rows: Axis,
+        cols: Axis,
         header: &[ast::Ident],
-        col_pos: &[usize],
+        col_pos: &[Option<usize>],
         res: &Ty,
     ) -> Vec<Option<Vec<Const>>> {
-        let cvars: Vec<String> = self.enums[ce].variants.iter().map(|(n, _)| n.clone()).collect();
-        let rvars: Vec<String> = self.enums[re].variants.iter().map(|(n, _)| n.clone()).collect();
+        let cvars = self.axis_labels(cols);
         let none_ok = matches!(res, Ty::Opt(_));
-        let mut grid: Vec<Option<Vec<Const>>> = vec![None; rvars.len()];
+        let mut grid: Vec<Option<Vec<Const>>> = vec![None; self.axis_len(rows)];
         for row in &t.rows {
-            let label = match &row.head {
-                ast::RowHead::Label(l) => l.clone(),
+            let label = match (&row.head, rows) {
+                (ast::RowHead::Label(l), _) => l.clone(),
+                (ast::RowHead::Range(Some(a), Some(b)), Axis::Int { .. }) if a == b => a.to_string(),
+                (ast::RowHead::Range(..), Axis::Int { .. }) => {
+                    self.err(
+                        "E0307",
+                        row.head_span,
+                        "a matrix row of a whole-number axis starts with one number",
+                        "a range here",
+                        Some("give each number its own row".into()),
+                    );
+                    continue;
+                }
                 _ => {
                     self.err(
                         "E0307",
@@ -633,15 +872,7 @@ impl Checker<'_> {
                     continue;
                 }
             };
-            let Some(ri) = rvars.iter().position(|v| *v == label) else {
-                let help = did_you_mean(&label, rvars.iter().map(|s| s.as_str()).collect::<Vec<_>>(), "variant");
-                self.err(
-                    "E0101",
-                    row.head_span,
-                    format!("`{label}` is not a variant of `{}`", self.enums[re].name),
-                    "unknown row",
-                    Some(help),
-                );
+            let Some(ri) = self.axis_pos(t, rows, &label, row.head_span, "row") else {
                 continue;
             };
             if row.cells.len() != header.len() {
@@ -655,7 +886,8 @@ impl Checker<'_> {
                 continue;
             }
             let mut cells = vec![Const::None; cvars.len()];
-            for (c, &pos) in row.cells.iter().zip(col_pos) {
+            for (c, pos) in row.cells.iter().zip(col_pos) {
+                let Some(pos) = *pos else { continue };
                 if matches!(c.kind, CellKind::None) && !none_ok {
                     let rn = self.ty_name(res);
                     self.err(
@@ -683,33 +915,27 @@ impl Checker<'_> {
         grid
     }
 
-    /// One row per variant of the row enum; E0303 for each the matrix lacks.
-    fn matrix_rows(&mut self, t: &ast::TableDecl, grid: Vec<Option<Vec<Const>>>, rvars: &[String], ncols: usize) -> Vec<RowDef> {
-        let mut rows = Vec::new();
-        for (i, g) in grid.into_iter().enumerate() {
-            match g {
-                Some(cells) => rows.push(RowDef {
-                    label: rvars[i].clone(),
-                    range: (i as i64, i as i64),
-                    cells,
-                }),
-                None => {
-                    self.err(
-                        "E0303",
-                        t.name.span,
-                        format!("matrix `{}` has no row for `{}`", t.name.name, rvars[i]),
-                        "missing row",
-                        Some(format!("add a row `{} | ...`", rvars[i])),
-                    );
-                    rows.push(RowDef {
-                        label: rvars[i].clone(),
-                        range: (i as i64, i as i64),
-                        cells: vec![Const::None; ncols],
-                    });
-                }
-            }
+    /// One row per position of the row axis; E0303 for each the matrix lacks.
+    fn matrix_rows(&mut self, t: &ast::TableDecl, grid: Vec<Option<Vec<Const>>>, rows_axis: Axis, ncols: usize) -> Vec<RowDef> {
+        let labels = self.axis_labels(rows_axis);
+        for (lo, hi) in missing_runs(rows_axis, grid.len(), |i| grid[i].is_some()) {
+            let v = run_label(&labels, lo, hi);
+            self.err(
+                "E0303",
+                t.name.span,
+                format!("matrix `{}` has no row for `{v}`", t.name.name),
+                "missing row",
+                Some(format!("add a row `{} | ...`", labels[lo])),
+            );
         }
-        rows
+        grid.into_iter()
+            .enumerate()
+            .map(|(i, g)| RowDef {
+                label: labels[i].clone(),
+                range: (i as i64, i as i64),
+                cells: g.unwrap_or_else(|| vec![Const::None; ncols]),
+            })
+            .collect()
     }
 
     pub(super) fn lookup_result(&self, tid: usize) -> (Ty, Iv) {
@@ -737,9 +963,36 @@ impl Checker<'_> {
     }
 }
 
+/// Most values a whole-number matrix axis may cover (each needs its own row or column).
+const MAX_INT_AXIS: usize = 256;
+
+/// The positions in `0..n` that `present` rejects, as `(first, last)`: runs of consecutive
+/// numbers on a whole-number axis, one by one on an enum axis.
+fn missing_runs(axis: Axis, n: usize, present: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
+    let group = matches!(axis, Axis::Int { .. });
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in (0..n).filter(|&i| !present(i)) {
+        match runs.last_mut() {
+            Some(r) if group && r.1 + 1 == i => r.1 = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    runs
+}
+
+/// A run of missing positions as the user writes it: `cas` for one, `3..5` for consecutive
+/// numbers.
+fn run_label(labels: &[String], lo: usize, hi: usize) -> String {
+    if lo == hi {
+        labels[lo].clone()
+    } else {
+        format!("{}..{}", labels[lo], labels[hi])
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{check_codes, only, program};
+    use super::super::testing::{check_codes, diagnostics, only, program};
 
     /// A resolver reading `t(d)` for a roll `d` of `dice`, so the table counts as used.
     fn with_reader(table: &str, dice: &str) -> String {
@@ -781,6 +1034,93 @@ mod tests {
         check_codes(&src("2", "int"), &[]);
         check_codes(&src("-", "int"), &["E0303"]);
         check_codes(&src("-", "int?"), &[]);
+    }
+
+    #[test]
+    fn a_matrix_may_have_a_whole_number_axis() {
+        let src = |header: &str, cells: &str, index: &str| {
+            format!("enum u \"U\" [1] {{ a, b }}\ntable m \"M\" [1] matrix unit: u x distance: int 0..2 -> int {{\n  {header}\n  a {cells}\n  b | 4 | 5 | 6\n}}\nresolver r \"R\" [1] {{\n  in p: u\n  in d: int {index}\n  out x: int\n  set x = m(p, d)\n}}\n")
+        };
+        check_codes(&src("| 0 | 1 | 2", "| 1 | 2 | 3", "0..2"), &[]);
+        // Columns may come in any order.
+        check_codes(&src("| 2 | 0 | 1", "| 1 | 2 | 3", "0..2"), &[]);
+        assert_eq!(
+            only(&src("| 0 | 1 | 2", "| 1 | 2 | 3", "0..3"), "E0304").0,
+            "this index can be 0..3, but table `m` covers 0..2"
+        );
+        let narrow = src("| 0", "| 1", "0..2").replace("b | 4 | 5 | 6", "b | 4");
+        let (msg, help) = only(&narrow, "E0303");
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            ("matrix `m` has no column for `1..2`", "add `| 1 | 2` to the header row")
+        );
+        let wide = src("| 0 | 1 | 2 | 3", "| 1 | 2 | 3 | 0", "0..2").replace("b | 4 | 5 | 6", "b | 4 | 5 | 6 | 7");
+        check_codes(&wide, &["W0002"]);
+        check_codes(&src("| 0 | 1 | 1", "| 1 | 2 | 3", "0..2"), &["E0306", "E0303"]);
+        check_codes(&src("| 0 | 1 | two", "| 1 | 2 | 3", "0..2"), &["E0201", "E0303"]);
+    }
+
+    #[test]
+    fn a_whole_number_axis_needs_bounds_and_rows_of_one_number() {
+        let src = |axis: &str, row: &str| {
+            format!("table m \"M\" [1] matrix n: {axis} x k: int 1..2 -> int {{\n  | 1 | 2\n  {row} | 1 | 2\n  1 | 3 | 4\n}}\nresolver r \"R\" [1] {{\n  out x: int\n  set x = m(1, 2)\n}}\n")
+        };
+        check_codes(&src("int 0..1", "0"), &[]);
+        check_codes(&src("int", "0"), &["E0201"]);
+        check_codes(&src("int 0..1", "0..1"), &["E0307", "E0303"]);
+        check_codes(&src("int 0..1", "first"), &["E0201", "E0303"]);
+        check_codes(&src("int 0..100000", "0"), &["E0307"]);
+    }
+
+    #[test]
+    fn a_table_keyed_by_an_enum_has_one_row_per_variant() {
+        let src = |rows: &str| {
+            format!("enum u \"U\" [1] {{ infantry, cas }}\ntable ut \"UT\" [1] {{\n  key unit: u\n  columns blocks: int, flanks: bool\n{rows}}}\nresolver r \"R\" [1] {{\n  in t: u\n  out x: int\n  set x = if ut(t).flanks then ut(t).blocks else 0\n}}\n")
+        };
+        check_codes(&src("  infantry | 2 | yes\n  cas | 0 | no\n"), &[]);
+        let (msg, help) = only(&src("  infantry | 2 | yes\n"), "E0303");
+        assert_eq!(
+            (msg.as_str(), help.as_str()),
+            (
+                "table `ut` has no row for `cas`",
+                "add a row `cas | ...`: every variant of `u` needs one"
+            )
+        );
+        let (msg, help) = only(&src("  infantry | 2 | yes\n  cas | 0 | no\n  infantry | 1 | no\n"), "E0306");
+        assert_eq!(msg, "variant `infantry` has two rows in table `ut`");
+        assert_eq!(help, "the first is on line 6; give each variant of `u` one row");
+        check_codes(&src("  infantry | 2 | yes\n  cass | 0 | no\n"), &["E0101", "E0303"]);
+        assert_eq!(
+            diagnostics(&src("  infantry | 2 | yes\n  cass | 0 | no\n"))[0].help.as_deref(),
+            Some("did you mean `cas`?")
+        );
+        check_codes(&src("  infantry | 2 | yes\n  cas | 0\n"), &["E0305"]);
+        check_codes(&src("  infantry | 2 | yes\n  \"cas\" | 0 | no\n"), &["E0307", "E0303"]);
+    }
+
+    #[test]
+    fn an_enum_key_must_be_an_enum_and_the_table_is_no_type() {
+        let table =
+            |key: &str| format!("enum u \"U\" [1] {{ a }}\ntable ut \"UT\" [1] {{\n  key unit: {key}\n  columns n: int\n  a | 1\n}}\n");
+        let (msg, help) = only(
+            &format!("{}resolver r \"R\" [1] {{\n  out x: int\n  set x = ut(a).n\n}}\n", table("uu")),
+            "E0101",
+        );
+        assert_eq!((msg.as_str(), help.as_str()), ("unknown enum `uu`", "did you mean `u`?"));
+        let (msg, help) = only(
+            &format!("{}resolver r \"R\" [1] {{\n  out x: int\n  set x = ut(a).n\n}}\n", table("int")),
+            "E0201",
+        );
+        assert_eq!(msg, "a table is keyed by text or by an enum, not by `int`");
+        assert_eq!(help, "write `key unit` for text keys, or name an enum");
+        check_codes(
+            &format!("{}resolver r \"R\" [1] {{\n  out x: int = 0\n}}\n", table("int")),
+            &["E0201", "W0001"],
+        );
+        check_codes(
+            &format!("{}resolver r \"R\" [1] {{\n  in k: ut\n  out x: int = 0\n}}\n", table("u")),
+            &["E0201"],
+        );
     }
 
     #[test]

@@ -87,6 +87,17 @@ impl Checker<'_> {
                 }
                 if let Some(&t) = self.table_idx.get(name) {
                     self.tables[t].used = true;
+                    if let TableKind::ByEnum { key_enum } = self.tables[t].kind {
+                        let en = self.enums[key_enum].name.clone();
+                        self.err(
+                            "E0201",
+                            a.name.span,
+                            format!("table `{name}` is keyed by enum `{en}`, so it is not a type"),
+                            "not a type",
+                            Some(format!("use a `{en}` and look its row up: `{name}(x).column`")),
+                        );
+                        return (Ty::Error, None);
+                    }
                     return (Ty::Key(vec![t]), None);
                 }
                 if let Some(te) = self.aliases.get(name).copied() {
