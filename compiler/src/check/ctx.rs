@@ -76,6 +76,10 @@ pub(super) struct Checker<'a> {
     pub(super) records: Vec<RecordDef>,
     pub(super) record_idx: BTreeMap<String, usize>,
     pub(super) option_spans: Vec<Span>,
+    /// Set when a file of this system failed to parse: what it probably declared. Checks that
+    /// need the whole system (unused tables and options) are skipped, and unknown names it
+    /// declares are not reported.
+    pub(super) unparsed: Option<super::names::Unparsed>,
 }
 
 impl<'a> Checker<'a> {
@@ -99,6 +103,7 @@ impl<'a> Checker<'a> {
             records: Vec::new(),
             record_idx: BTreeMap::new(),
             option_spans: Vec::new(),
+            unparsed: None,
         }
     }
 

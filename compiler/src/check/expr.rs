@@ -7,7 +7,7 @@
 
 use super::bounds::*;
 use super::ctx::{Checker, Ctx};
-use super::types::{join_ty, strip_opt, to_dec};
+use super::types::{join_ty, numeric_join, strip_opt, to_dec};
 use crate::ast::{self, Agg, BinOp, CmpOp, Span};
 use crate::diag::did_you_mean;
 use crate::ir::*;
@@ -93,6 +93,9 @@ impl Checker<'_> {
     fn expr_option(&mut self, id: &ast::Ident, span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         if !self.option_idx.contains_key(&id.name) {
+            if self.declared_in_unparsed(&id.name) {
+                return Self::err_expr(span);
+            }
             let help = did_you_mean(&id.name, self.options.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(), "option");
             self.err(
                 "E0101",
@@ -115,7 +118,7 @@ impl Checker<'_> {
             Ty::EmptyList => Ty::Error,
             Ty::Error => Ty::Error,
             other => {
-                let tn = self.ty_name(other);
+                let tn = self.ty_shown(other);
                 self.err(
                     "E0201",
                     list.span,
@@ -154,7 +157,7 @@ impl Checker<'_> {
             Agg::Any | Agg::All => (Ty::Bool, Iv::UNKNOWN),
             Agg::Sum => {
                 if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Error) {
-                    let tn = self.ty_name(&be.ty);
+                    let tn = self.ty_shown(&be.ty);
                     self.err("E0201", body_span, format!("`sum` adds numbers, found {tn}"), "not a number", None);
                 }
                 let iv = if be.iv.known {
@@ -167,7 +170,7 @@ impl Checker<'_> {
             }
             Agg::Max | Agg::Min => {
                 if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Error) {
-                    let tn = self.ty_name(&be.ty);
+                    let tn = self.ty_shown(&be.ty);
                     self.err(
                         "E0201",
                         body_span,
@@ -183,7 +186,7 @@ impl Checker<'_> {
             Agg::First => (Ty::Opt(Box::new(elem_ty.clone())), Iv::UNKNOWN),
             Agg::Sort | Agg::SortDesc => {
                 if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Bool | Ty::Text | Ty::Enum(_) | Ty::Error) {
-                    let tn = self.ty_name(&be.ty);
+                    let tn = self.ty_shown(&be.ty);
                     self.err(
                         "E0201",
                         body_span,
@@ -201,6 +204,9 @@ impl Checker<'_> {
     fn expr_construct(&mut self, ctx: &mut Ctx, name: &ast::Ident, inits: &[(ast::Ident, ast::Expr)], span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         let Some(&ri) = self.record_idx.get(&name.name) else {
+            if self.declared_in_unparsed(&name.name) {
+                return Self::err_expr(span);
+            }
             let help = did_you_mean(
                 &name.name,
                 self.records.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
@@ -243,7 +249,7 @@ impl Checker<'_> {
             match given.remove(n) {
                 Some(e) => out.push((n.clone(), e)),
                 None => {
-                    let tn = self.ty_name(fty);
+                    let tn = self.ty_shown(fty);
                     self.err(
                         "E0202",
                         name.span,
@@ -263,7 +269,7 @@ impl Checker<'_> {
         let b = self.expr(ctx, base, None);
         let Ty::Rec(ri) = b.ty else {
             if b.ty != Ty::Error {
-                let tn = self.ty_name(&b.ty);
+                let tn = self.ty_shown(&b.ty);
                 self.err(
                     "E0201",
                     base.span,
@@ -311,7 +317,7 @@ impl Checker<'_> {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         let v = self.expr(ctx, x, None);
         if !matches!(v.ty, Ty::Int | Ty::Dec | Ty::Error) {
-            let tn = self.ty_name(&v.ty);
+            let tn = self.ty_shown(&v.ty);
             self.err("E0201", span, format!("cannot negate {tn}"), "not a number", None);
         }
         let iv = Iv {
@@ -374,7 +380,7 @@ impl Checker<'_> {
             Ty::List(t) => Some((**t).clone()),
             Ty::Error => None,
             other => {
-                let tn = self.ty_name(other);
+                let tn = self.ty_shown(other);
                 self.err(
                     "E0201",
                     list.span,
@@ -390,7 +396,7 @@ impl Checker<'_> {
             let ok =
                 self.assignable(&xe.ty, el) || self.assignable(&strip_opt(&xe.ty), el) || matches!((&xe.ty, el), (Ty::Key(_), Ty::Key(_)));
             if !ok {
-                let (a, b) = (self.ty_name(&xe.ty), self.ty_name(el));
+                let (a, b) = (self.ty_shown(&xe.ty), self.ty_shown(el));
                 self.err("E0201", x.span, format!("cannot look for {a} in a list of {b}"), "wrong type", None);
             }
         }
@@ -421,7 +427,7 @@ impl Checker<'_> {
             }
         };
         if !matches!(strip_opt(&xe.ty), Ty::Key(_) | Ty::Error) {
-            let tn = self.ty_name(&xe.ty);
+            let tn = self.ty_shown(&xe.ty);
             self.err(
                 "E0201",
                 x.span,
@@ -490,7 +496,7 @@ impl Checker<'_> {
             Ty::Opt(t) => (**t).clone(),
             Ty::Error => Ty::Error,
             other => {
-                let tn = self.ty_name(other);
+                let tn = self.ty_shown(other);
                 self.err(
                     "E0201",
                     l.span,
@@ -537,7 +543,7 @@ impl Checker<'_> {
         }
         for x in [&a, &b] {
             if matches!(x.ty, Ty::Opt(_)) {
-                let tn = self.ty_name(&x.ty);
+                let tn = self.ty_shown(&x.ty);
                 self.err(
                     "E0201",
                     x.span,
@@ -548,7 +554,19 @@ impl Checker<'_> {
                 return Self::err_expr(span);
             }
         }
-        let mut ty = self.numeric_join(&a.ty, &b.ty, span);
+        // Each operand that is not a number is reported where it is, naming its type.
+        let what = match op {
+            BinOp::Add => "`+` adds numbers",
+            BinOp::Sub => "`-` subtracts numbers",
+            BinOp::Mul => "`*` multiplies numbers",
+            BinOp::Div => "`/` divides numbers",
+            _ => "`%` takes whole numbers",
+        };
+        let (a_ok, b_ok) = (self.expect_number(&a, what), self.expect_number(&b, what));
+        if !(a_ok && b_ok) {
+            return Self::err_expr(span);
+        }
+        let mut ty = numeric_join(&a.ty, &b.ty);
         if op == BinOp::Div && ty == Ty::Int {
             ty = Ty::Dec;
         }
@@ -613,14 +631,14 @@ mod tests {
         check_codes(&set("bool", "n in xs and not (n == 2)"), &[]);
         check_codes(&set("list int", "xs + [n]"), &[]);
         assert_eq!(only(&set("decimal", "n % 2.5"), "E0201").0, "`%` takes whole numbers");
-        assert_eq!(only(&set("int", "sum(v in n: v)"), "E0201").0, "`sum` needs a list, found int");
+        assert_eq!(only(&set("int", "sum(v in n: v)"), "E0201").0, "`sum` needs a list, found `int`");
     }
 
     #[test]
     fn coalesce_needs_an_optional() {
         assert_eq!(
             only(&set("int", "n ?? 0"), "E0201").0,
-            "`??` gives a fallback for an optional value, but this is int"
+            "`??` gives a fallback for an optional value, but this is `int`"
         );
     }
 }
