@@ -32,7 +32,10 @@ pub struct DiceSpec {
     pub count: u16,
     /// 6, 10, 100 ...
     pub sides: u16,
-    /// Faces 0..sides-1 (d10 read 0-9) instead of 1..=sides.
+    /// Faces 0..sides-1 instead of 1..=sides (`1d10 zero_based` shows 0 to 9). Every die is
+    /// 1-based unless the rules say `zero_based`, except the two d10s of a d100 (`Percentile`),
+    /// which read 0 to 9 as tens and units. Scripted faces, seeded faces and traced faces all use
+    /// this range.
     pub zero_based: bool,
     pub read: Read,
     /// Inclusive range of READ values that are rerolled (Striker 10-12).
@@ -145,6 +148,18 @@ impl DiceSpec {
                 .iter()
                 .map(|&f| (i64::from(f) + i64::from(per_die)).max(i64::from(floor)))
                 .sum(),
+        }
+    }
+
+    /// Each face after the per-die modifier and floor of a `SumFloor` read, in order (the faces
+    /// the read sums); empty for every other read, whose faces count as thrown.
+    pub fn adjusted_faces(&self, faces: &[u16]) -> Vec<i64> {
+        match self.read {
+            Read::SumFloor { per_die, floor } => faces
+                .iter()
+                .map(|&f| (i64::from(f) + i64::from(per_die)).max(i64::from(floor)))
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -440,6 +455,7 @@ impl Dice for Scripted {
                             sides: spec.sides,
                             position: pos + i,
                             zero_based: spec.zero_based,
+                            percentile: spec.read == Read::Percentile,
                         })
                     }
                 }

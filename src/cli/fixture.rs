@@ -129,6 +129,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
             label: "to-hit".into(),
             dice: spec.notation(),
             faces: d.last_faces().to_vec(),
+            adjusted: Vec::new(),
             value: roll,
             cite: "Skirmish 2.1".into(),
         });
@@ -163,6 +164,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
                 label: "damage".into(),
                 dice: spec.notation(),
                 faces: d.last_faces().to_vec(),
+                adjusted: Vec::new(),
                 value: dmg,
                 cite: "Skirmish 2.3".into(),
             });
@@ -209,6 +211,7 @@ fn burst<T: Trace>(d: &mut dyn Dice, t: &mut T, _inputs: &Inputs) -> Result<Valu
             label: "burst".into(),
             dice: spec.notation(),
             faces: d.last_faces().to_vec(),
+            adjusted: Vec::new(),
             value: v,
             cite: String::new(),
         });

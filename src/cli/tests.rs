@@ -192,7 +192,7 @@ fn roll_input_errors_exit_2() {
     let err = fails(&["roll", "skirmish.attack", "--set", "target=7", "--dice", "3,7"], 2);
     assert_eq!(
         err,
-        "error: scripted face 7 at script position 2 is not on a d6; valid faces are 1..=6\n"
+        "error: scripted face 7 at script position 2 is not on a d6; valid faces are 1 to 6\n"
     );
     let err = fails(&["roll", "skirmish.attack", "--set", "target"], 2);
     assert!(err.contains("expected NAME=VALUE, got `target`"), "{err}");
