@@ -42,6 +42,10 @@ pub struct DiceSpec {
     pub reroll: Option<(i64, i64)>,
 }
 
+/// How a d100 is written in traces and messages: its two faces are d10s read 0-9, tens then units
+/// (0, 0 reads 100), unlike a plain d10, which shows 1-10.
+pub const PERCENTILE_NOTATION: &str = "d100 (tens, units 0-9)";
+
 /// Most dice a non-summing read will enumerate face by face (`distribution`).
 pub const MAX_ENUMERATED_DICE: u16 = 8;
 /// Most face combinations a non-summing read will enumerate (8d6 = 1_679_616 fits).
@@ -163,7 +167,8 @@ impl DiceSpec {
         }
     }
 
-    /// Human notation: "4d6", "2d6 flux", "3d6 keep lowest 2", "d100", "2d6 reroll 10-12".
+    /// Human notation: "4d6", "2d6 flux", "3d6 keep lowest 2", "1d10 (0-9)" (zero-based),
+    /// "d100 (tens, units 0-9)" (its two faces are the d10s, each 0-9), "2d6 reroll 10-12".
     pub fn notation(&self) -> String {
         let base = if self.zero_based && self.read != Read::Percentile {
             format!("{}d{} (0-{})", self.count, self.sides, self.sides.saturating_sub(1))
@@ -176,7 +181,7 @@ impl DiceSpec {
             Read::KeepLowest(k) => format!("{base} keep lowest {k}"),
             Read::Flux => format!("{base} flux"),
             Read::BadFlux => format!("{base} bad flux"),
-            Read::Percentile => "d100".to_string(),
+            Read::Percentile => PERCENTILE_NOTATION.to_string(),
             Read::SumFloor { per_die, floor } => format!("{base} {per_die:+} each (min {floor})"),
         };
         if let Some((lo, hi)) = self.reroll {

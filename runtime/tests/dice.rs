@@ -98,7 +98,7 @@ fn notation() {
         (spec(2, 6, false, Read::Flux, None), "2d6 flux"),
         (spec(2, 6, false, Read::BadFlux, None), "2d6 bad flux"),
         (spec(3, 6, false, Read::KeepLowest(2), None), "3d6 keep lowest 2"),
-        (spec(2, 10, true, Read::Percentile, None), "d100"),
+        (spec(2, 10, true, Read::Percentile, None), "d100 (tens, units 0-9)"),
         (spec(2, 6, false, Read::Sum, Some((10, 12))), "2d6 reroll 10-12"),
         (spec(1, 10, true, Read::Sum, None), "1d10 (0-9)"),
         (

@@ -145,8 +145,10 @@ pub struct RollArgs {
     /// Seed for reproducible pseudo-random dice (default 0)
     #[arg(long, value_name = "N", conflicts_with = "dice")]
     pub seed: Option<u64>,
-    /// Use these faces, in order, instead of random dice (comma-separated; d10s read 0-9 where
-    /// the rules say so). Unused faces are reported as a warning
+    /// Use these faces, in order, instead of random dice (comma-separated). Each face is what the
+    /// die shows: 1 to N on a dN (a d10 shows 1 to 10), 0 to N-1 on a die the rules call
+    /// `zero_based`; a d100 takes two faces, tens then units, each 0 to 9 (0,0 reads 100). Unused
+    /// faces are reported as a warning
     #[arg(long, value_name = "F,F,...", value_delimiter = ',', allow_negative_numbers = true)]
     pub dice: Option<Vec<i64>>,
     #[command(flatten)]
