@@ -75,7 +75,7 @@ fn main() {
     let _ = traced(&mut rt::Scripted::new(TRACE_DICE.to_vec()), &mut trace, &TracedInputs { bonus: -2 });
     print!("{}", trace.render());
 }
-const TRACE_DICE: [i64; 5] = [1, 5, 6, 2, 4];
+const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 "#,
     )
     .unwrap();
@@ -100,17 +100,18 @@ const TRACE_DICE: [i64; 5] = [1, 5, 6, 2, 4];
     let (_, r) = rt::find_resolver(rules.systems(), "ok_traces.traced").unwrap();
     let inputs = rt::bind_inputs(r, &[], None).unwrap();
     let mut trace = rt::Recorder::new();
-    r.run_traced(&mut rt::Scripted::new(vec![1, 5, 6, 2, 4]), &mut trace, &inputs).unwrap();
+    r.run_traced(&mut rt::Scripted::new(vec![1, 5, 6, 2, 4, 3, 0]), &mut trace, &inputs).unwrap();
     assert_eq!(traced, trace.render());
     assert_eq!(
         traced,
         "traced — Traced [Corpus 1]\n\
          \x20 roll wounds 3d6 each -2 floor 0: [1, 5, 6] → [0, 3, 4] = 7  [Corpus 2]\n\
          \x20 roll graze 2d6 each (bonus) floor 1: [2, 4] → [1, 2] = 3  [Corpus 2]\n\
+         \x20 roll percentile d100 (tens, units 0-9): [3, 0] = 30  [Corpus 2]\n\
          \x20 let n = 0                                         [Corpus 3]\n\
          \x20 assign n = 1                                      [Corpus 3]\n\
          \x20 compare w 7 >= 5 → true                           [Corpus 4]\n\
-         \x20 set total = 10\n\
+         \x20 set total = 40\n\
          \x20 set tries = 1\n"
     );
 }
