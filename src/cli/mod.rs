@@ -77,7 +77,10 @@ Examples:
   rulebook odds starleader.fire --set weapon=\"Ghazi 10/7\" --set special_results=true
   rulebook odds starleader.fire --input situation.yaml --json
 
-Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled.")]
+Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled. Fields
+that are the same in every outcome are said once. Text shows lists as multisets: outcomes that
+differ only in the order of a list are one row (--ordered shows every order); --json is always
+exact, every order its own outcome.")]
     Odds(OddsArgs),
     /// Check rule sources for errors without building
     #[command(after_help = "\
@@ -96,7 +99,9 @@ Examples:
 
 Each run's dice come from the seed and the run number only, so the report is byte-identical for a
 given --seed whatever --threads is. Runs use every core by default; a progress bar shows on a
-terminal; timings go to stderr. Invalid input is refused before anything is simulated.")]
+terminal; timings go to stderr. Invalid input is refused before anything is simulated. The text
+says once the fields that are the same in every run and reports only those that vary (the
+outcome field always); --json reports every field.")]
     Sim(SimArgs),
     /// Compare two versions of the rules: how an edit moves the exact odds
     #[command(after_help = "\
@@ -171,9 +176,14 @@ pub struct OddsArgs {
     pub resolver: String,
     #[command(flatten)]
     pub inputs: inputs::InputArgs,
-    /// Print JSON ({"resolver","inputs","outcomes":[{"outcome","probability"}]}) instead of text
+    /// Print JSON ({"resolver","inputs","outcomes":[{"outcome","probability"}]}) instead of text.
+    /// JSON is exact: outcomes whose lists differ only in order stay apart
     #[arg(long)]
     pub json: bool,
+    /// Show every order of a list outcome as its own row; by default the text shows lists as
+    /// multisets, merging outcomes that differ only in the order of a list
+    #[arg(long)]
+    pub ordered: bool,
 }
 
 #[derive(Args, Debug)]

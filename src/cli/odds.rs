@@ -1,6 +1,8 @@
 //! `rulebook odds`: the exact outcome distribution of a resolver: the fields every outcome shares,
 //! said once, then every outcome with its fraction, percentage and a bar, then the distribution of
-//! each field that varies (or all of it as JSON).
+//! each field that varies (or all of it as JSON). In text, list values are multisets: outcomes
+//! that differ only in the order of a list are one row (`--ordered` keeps every order); JSON is
+//! always exact, every order its own outcome.
 
 use super::list::pretty;
 use super::{compact, inputs, pad, CliError, OddsArgs};
@@ -31,6 +33,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     } else {
         format!(" — {}", r.title)
     };
+    let (dist, grouped) = if args.ordered { (dist, false) } else { as_multisets(dist) };
     writeln!(out, "{path}{title}: exact odds")?;
     writeln!(out, "\ninputs:")?;
     write!(out, "{}", inputs::lines(r, &bound))?;
@@ -57,6 +60,9 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     };
     let rows: Vec<(String, &rt::Prob)> = dist.outcomes.iter().map(|(o, p)| (label(o), p)).collect();
     writeln!(out, "\noutcomes ({}):", rows.len())?;
+    if grouped {
+        writeln!(out, "  lists are shown as multisets: order ignored (--ordered shows every order)")?;
+    }
     if !varying.is_empty() && !fixed.is_empty() {
         let same: Vec<String> = fixed
             .iter()
@@ -74,6 +80,36 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         }
     }
     Ok(())
+}
+
+/// The distribution with every list sorted, outcomes that become equal merged (their
+/// probabilities added), and whether any list had an order to ignore (two items or more).
+fn as_multisets(dist: rt::Distribution<rt::Value>) -> (rt::Distribution<rt::Value>, bool) {
+    fn sorted(v: &rt::Value, lists: &mut bool) -> rt::Value {
+        match v {
+            rt::Value::List(items) => {
+                *lists |= items.len() > 1;
+                let mut items: Vec<rt::Value> = items.iter().map(|i| sorted(i, lists)).collect();
+                items.sort();
+                rt::Value::List(items)
+            }
+            rt::Value::Record(fields) => rt::Value::Record(fields.iter().map(|(k, x)| (*k, sorted(x, lists))).collect()),
+            other => other.clone(),
+        }
+    }
+    let mut lists = false;
+    let mut merged: std::collections::BTreeMap<rt::Value, rt::Prob> = std::collections::BTreeMap::new();
+    for (o, p) in &dist.outcomes {
+        let key = sorted(o, &mut lists);
+        let sum = merged.get(&key).map_or_else(|| p.clone(), |q| q.add(p));
+        merged.insert(key, sum);
+    }
+    (
+        rt::Distribution {
+            outcomes: merged.into_iter().collect(),
+        },
+        lists,
+    )
 }
 
 /// `  label  n/d  pp.pp%  ████` with aligned columns.
