@@ -1,7 +1,8 @@
 //! Names: the folder's `system` declaration, then every enum, option, type alias, table,
 //! resolver, constant and record entering its namespace (pass 1), record fields, constant values,
 //! and the lookup of enum variants. Reserved words, duplicates and unknown names with "did you
-//! mean" are reported here.
+//! mean" are reported here. `Unparsed` reads what a file that failed to parse probably declares,
+//! so that the rest of its system is checked without false reports about it.
 //!
 //! Diagnostics owned here: E0103 (system declaration missing, repeated or misnamed), E0102
 //! (reserved word, defined twice, variants too alike), E0101 (unknown variant), and E0201 for a
