@@ -2,8 +2,8 @@
 //! is compiled, as its own crate against `rulebook-runtime`, with warnings denied; two of its
 //! resolvers run, one of them traced and compared with the interpreter's trace of the same text.
 
-use rulebook_compiler::check::SourceFile;
 use rulebook::runtime as rt;
+use rulebook_compiler::check::SourceFile;
 use rulebook_compiler::{codegen, driver};
 use std::path::Path;
 use std::process::Command;
@@ -100,7 +100,8 @@ const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
     let (_, r) = rt::find_resolver(rules.systems(), "ok_traces.traced").unwrap();
     let inputs = rt::bind_inputs(r, &[], None).unwrap();
     let mut trace = rt::Recorder::new();
-    r.run_traced(&mut rt::Scripted::new(vec![1, 5, 6, 2, 4, 3, 0]), &mut trace, &inputs).unwrap();
+    r.run_traced(&mut rt::Scripted::new(vec![1, 5, 6, 2, 4, 3, 0]), &mut trace, &inputs)
+        .unwrap();
     assert_eq!(traced, trace.render());
     assert_eq!(
         traced,

@@ -151,7 +151,10 @@ fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnost
     if let ErrorVariant::ParsingError { positives, .. } = &e.variant {
         let line_start = src[..start.min(src.len())].rsplit('\n').next().is_some_and(|l| l.trim().is_empty());
         let name_wanted = positives.contains(&Rule::ident)
-            || (!line_start && positives.iter().any(|r| matches!(r, Rule::expr | Rule::or_expr | Rule::coalesce | Rule::sum)));
+            || (!line_start
+                && positives
+                    .iter()
+                    .any(|r| matches!(r, Rule::expr | Rule::or_expr | Rule::coalesce | Rule::sum)));
         if let Some(word) = reserved_at(src, start).filter(|_| name_wanted) {
             let end = start + word.len();
             return Diagnostic::error(
@@ -195,9 +198,9 @@ fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnost
 
 /// The rules language's keywords: the `keyword` rule of `grammar/rules.pest`, which no name may be.
 pub const KEYWORDS: &[&str] = &[
-    "and", "or", "not", "if", "then", "else", "when", "in", "is", "true", "false", "yes", "no", "let", "var", "roll", "check",
-    "set", "match", "call", "require", "note", "return", "break", "repeat", "for", "option", "resolver", "table", "enum",
-    "type", "const", "out", "with", "record",
+    "and", "or", "not", "if", "then", "else", "when", "in", "is", "true", "false", "yes", "no", "let", "var", "roll", "check", "set",
+    "match", "call", "require", "note", "return", "break", "repeat", "for", "option", "resolver", "table", "enum", "type", "const", "out",
+    "with", "record",
 ];
 
 /// The keyword that starts at byte `at` of `src`, if the word there is one.
@@ -1304,7 +1307,11 @@ mod tests {
     #[test]
     fn the_keyword_list_is_the_grammars() {
         let grammar = include_str!("../../grammar/rules.pest");
-        let rule = grammar.split("keyword = @{").nth(1).and_then(|r| r.split("~ !ident_char").next()).unwrap_or("");
+        let rule = grammar
+            .split("keyword = @{")
+            .nth(1)
+            .and_then(|r| r.split("~ !ident_char").next())
+            .unwrap_or("");
         let mut from_grammar: Vec<&str> = rule.split('"').skip(1).step_by(2).collect();
         let mut ours = KEYWORDS.to_vec();
         from_grammar.sort();

@@ -228,11 +228,7 @@ impl Recorder {
                     result,
                     cite,
                 } => (
-                    format!(
-                        "compare {} {op} {} → {result}",
-                        side(left, left_value),
-                        side(right, right_value)
-                    ),
+                    format!("compare {} {op} {} → {result}", side(left, left_value), side(right, right_value)),
                     cite,
                 ),
                 Event::Set { field, value, cite } => (format!("set {field} = {}", shown(value)), cite),

@@ -340,7 +340,10 @@ fn odds_group_list_outcomes_as_multisets() {
     // `--json` keep every order.
     snap!("odds_volley", ok(&["odds", "skirmish.volley"]));
     let ordered = ok(&["odds", "skirmish.volley", "--ordered"]);
-    assert!(ordered.contains("outcomes (9):\n") && ordered.contains("wounds=[2, 1]"), "{ordered}");
+    assert!(
+        ordered.contains("outcomes (9):\n") && ordered.contains("wounds=[2, 1]"),
+        "{ordered}"
+    );
     assert!(!ordered.contains("multisets"), "{ordered}");
     let v = json(&ok(&["odds", "skirmish.volley", "--json"]));
     assert_eq!(v["outcomes"].as_array().map(Vec::len), Some(9));

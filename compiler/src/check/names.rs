@@ -498,7 +498,10 @@ mod tests {
     fn reserved_words_suggest_another_name() {
         let (msg, help) = only("enum e \"E\" [1] { a, dice }\n", "E0102");
         assert_eq!(msg, "`dice` is a reserved word and cannot name a variant");
-        assert_eq!(help, "choose another name, such as `dice_` or one that says what it holds, like `damage_dice`");
+        assert_eq!(
+            help,
+            "choose another name, such as `dice_` or one that says what it holds, like `damage_dice`"
+        );
     }
 
     #[test]

@@ -49,10 +49,7 @@ impl Checker<'_> {
             }
         }
         match t {
-            Ty::Outcome(r) => format!(
-                "the outcome of `{}`",
-                self.resolvers.get(*r).map(|r| r.name.as_str()).unwrap_or("")
-            ),
+            Ty::Outcome(r) => format!("the outcome of `{}`", self.resolvers.get(*r).map(|r| r.name.as_str()).unwrap_or("")),
             Ty::Row(t) => format!("a row of `{}`", self.tables.get(*t).map(|t| t.name.as_str()).unwrap_or("")),
             Ty::NoneLit => "`none`".into(),
             Ty::EmptyList => "an empty list `[]`".into(),
