@@ -98,7 +98,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     let constant = |f: &str| same.iter().any(|(k, _)| k == f);
     let said: Vec<String> = same
         .iter()
-        .filter(|(f, v)| shown(f) && Some(f.as_str()) != main.as_deref())
+        .filter(|(f, _)| shown(f) && Some(f.as_str()) != main.as_deref())
         // A number that is 0 in every run stays left out, as the means leave out zero means.
         .filter(|(f, v)| !(v == "0" && tally.numbers.contains_key(f)))
         .map(|(f, v)| format!("{f}={v}"))
