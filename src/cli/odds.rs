@@ -33,7 +33,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     } else {
         format!(" — {}", r.title)
     };
-    let (dist, grouped) = if args.ordered { (dist, false) } else { as_multisets(dist) };
+    let (dist, grouped) = if args.ordered { (dist, Vec::new()) } else { as_multisets(dist) };
     writeln!(out, "{path}{title}: exact odds")?;
     writeln!(out, "\ninputs:")?;
     write!(out, "{}", inputs::lines(r, &bound))?;
@@ -60,8 +60,17 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     };
     let rows: Vec<(String, &rt::Prob)> = dist.outcomes.iter().map(|(o, p)| (label(o), p)).collect();
     writeln!(out, "\noutcomes ({}):", rows.len())?;
-    if grouped {
-        writeln!(out, "  lists are shown as multisets: order ignored (--ordered shows every order)")?;
+    if !grouped.is_empty() {
+        let fields: Vec<String> = grouped.iter().filter(|f| !f.is_empty()).map(|f| format!("`{f}`")).collect();
+        let which = if fields.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", fields.join(", "))
+        };
+        writeln!(
+            out,
+            "  lists are shown as multisets: order ignored{which} (--ordered shows every order)"
+        )?;
     }
     if !varying.is_empty() && !fixed.is_empty() {
         let same: Vec<String> = fixed
@@ -83,24 +92,33 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
 }
 
 /// The distribution with every list sorted, outcomes that become equal merged (their
-/// probabilities added), and whether any list had an order to ignore (two items or more).
-fn as_multisets(dist: rt::Distribution<rt::Value>) -> (rt::Distribution<rt::Value>, bool) {
-    fn sorted(v: &rt::Value, lists: &mut bool) -> rt::Value {
+/// probabilities added), and the outcome fields with a list whose order was ignored (two items or
+/// more; `""` for a bare list outcome), in declaration order.
+fn as_multisets(dist: rt::Distribution<rt::Value>) -> (rt::Distribution<rt::Value>, Vec<&'static str>) {
+    fn sorted(v: &rt::Value, field: &'static str, lists: &mut Vec<&'static str>) -> rt::Value {
         match v {
             rt::Value::List(items) => {
-                *lists |= items.len() > 1;
-                let mut items: Vec<rt::Value> = items.iter().map(|i| sorted(i, lists)).collect();
+                if items.len() > 1 && !lists.contains(&field) {
+                    lists.push(field);
+                }
+                let mut items: Vec<rt::Value> = items.iter().map(|i| sorted(i, field, lists)).collect();
                 items.sort();
                 rt::Value::List(items)
             }
-            rt::Value::Record(fields) => rt::Value::Record(fields.iter().map(|(k, x)| (*k, sorted(x, lists))).collect()),
+            // A top-level field names itself; deeper ones count for the field they are in.
+            rt::Value::Record(fields) => rt::Value::Record(
+                fields
+                    .iter()
+                    .map(|(k, x)| (*k, sorted(x, if field.is_empty() { k } else { field }, lists)))
+                    .collect(),
+            ),
             other => other.clone(),
         }
     }
-    let mut lists = false;
+    let mut lists = Vec::new();
     let mut merged: std::collections::BTreeMap<rt::Value, rt::Prob> = std::collections::BTreeMap::new();
     for (o, p) in &dist.outcomes {
-        let key = sorted(o, &mut lists);
+        let key = sorted(o, "", &mut lists);
         let sum = merged.get(&key).map_or_else(|| p.clone(), |q| q.add(p));
         merged.insert(key, sum);
     }
