@@ -1,6 +1,8 @@
 //! Generated code must never fail in rustc: the Rust generated for every `snapshots/corpus/ok/*.rules`
-//! is compiled, as its own crate against `rulebook-runtime`, with warnings denied.
+//! is compiled, as its own crate against `rulebook-runtime`, with warnings denied; two of its
+//! resolvers run, one of them traced and compared with the interpreter's trace of the same text.
 
+use rulebook::runtime as rt;
 use rulebook_compiler::check::SourceFile;
 use rulebook_compiler::{codegen, driver};
 use std::path::Path;
@@ -63,6 +65,7 @@ fn ok_corpus_generated_code_compiles() {
         dir.join("src/main.rs"),
         r#"use corpus_check::ok_dice_count::{counted, CountedInputs};
 use corpus_check::{ok_enum_keyed_table as ek, ok_growing_list as gl, ok_matrix_int_axis as mi, ok_reroll_computed as rc};
+use corpus_check::ok_traces::{traced, TracedInputs};
 use rulebook_runtime as rt;
 fn main() {
     for n in [0, 2, -3] {
@@ -82,7 +85,11 @@ fn main() {
     println!("profile: moves {} doubles {} label {} load {} rule {:?}", o.moves, o.doubles, o.label, o.load, o.rule);
     let o = gl::spread(&mut rt::Scripted::new(vec![1, 2, 3, 4]), &mut rt::NoTrace, &gl::SpreadInputs { bystanders: 2 }).unwrap();
     println!("spread: {:?} {}", o.damage, o.names.len());
+    let mut trace = rt::Recorder::new();
+    let _ = traced(&mut rt::Scripted::new(TRACE_DICE.to_vec()), &mut trace, &TracedInputs { bonus: -2 });
+    print!("{}", trace.render());
 }
+const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 "#,
     )
     .unwrap();
@@ -93,8 +100,10 @@ fn main() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (counted, traced) = stdout.split_at(stdout.find("traced").unwrap_or(0));
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
+        counted,
         "0: total 0 nothing 0 faces used 0\n\
          2: total 11 nothing 0 faces used 2\n\
          -3: error: invalid operation: dice count -3 is negative in roll `damage` ((count)d6)\n\
@@ -102,5 +111,26 @@ fn main() {
          fire: dm 1 can_fire true drifted 2\n\
          profile: moves 3 doubles false label Close Air Support load 0 rule Blockable\n\
          spread: [3, 7] 2\n"
+    );
+    // The same trace from the interpreter, byte for byte: faces as thrown and as counted, an
+    // assignment, a literal compared once.
+    let rules = rulebook::Rules::from_sources(c.sources).unwrap_or_else(|e| panic!("{e}"));
+    let (_, r) = rt::find_resolver(rules.systems(), "ok_traces.traced").unwrap();
+    let inputs = rt::bind_inputs(r, &[], None).unwrap();
+    let mut trace = rt::Recorder::new();
+    r.run_traced(&mut rt::Scripted::new(vec![1, 5, 6, 2, 4, 3, 0]), &mut trace, &inputs)
+        .unwrap();
+    assert_eq!(traced, trace.render());
+    assert_eq!(
+        traced,
+        "traced — Traced [Corpus 1]\n\
+         \x20 roll wounds 3d6 each -2 floor 0: [1, 5, 6] → [0, 3, 4] = 7  [Corpus 2]\n\
+         \x20 roll graze 2d6 each (bonus) floor 1: [2, 4] → [1, 2] = 3  [Corpus 2]\n\
+         \x20 roll percentile d100 (tens, units 0-9): [3, 0] = 30  [Corpus 2]\n\
+         \x20 let n = 0                                         [Corpus 3]\n\
+         \x20 assign n = 1                                      [Corpus 3]\n\
+         \x20 compare w 7 >= 5 → true                           [Corpus 4]\n\
+         \x20 set total = 40\n\
+         \x20 set tries = 1\n"
     );
 }

@@ -33,6 +33,43 @@ fn err_corpus_renders_diagnostics() {
     });
 }
 
+/// A folder under `snapshots/corpus/err-folders/` is one system of several files, checked together
+/// (for diagnostics that depend on more than one file, such as a file that fails to parse).
+#[test]
+fn err_folders_render_diagnostics() {
+    insta::glob!("../snapshots/corpus/err-folders", "*", |dir| {
+        if !dir.is_dir() || dir.ends_with("err-folders") {
+            return;
+        }
+        let case = dir.file_name().unwrap().to_string_lossy().to_string();
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rules"))
+            .collect();
+        paths.sort();
+        let sources: Vec<SourceFile> = paths
+            .iter()
+            .map(|p| SourceFile {
+                path: format!("corpus/{case}/{}", p.file_name().unwrap().to_string_lossy()),
+                text: std::fs::read_to_string(p).unwrap(),
+                system: "corpus".into(),
+            })
+            .collect();
+        let texts: Vec<String> = sources.iter().map(|s| format!("// {}\n{}", s.path, s.text)).collect();
+        let c = driver::compile_sources(sources);
+        assert!(!c.diagnostics.is_empty(), "{case} produced no diagnostic");
+        let rendered = c.render();
+        for d in &c.diagnostics {
+            assert!(rendered.contains(&format!("[{}]", d.code)));
+            assert!(rendered.contains(&rulebook_compiler::render::location(d, &c.sources)));
+        }
+        insta::with_settings!({ snapshot_path => "../snapshots/diagnostics", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(format!("{}\n----\n{}", texts.join("\n"), rendered));
+        });
+    });
+}
+
 #[test]
 fn ok_corpus_checks_clean_and_generates() {
     insta::glob!("../snapshots/corpus/ok", "*.rules", |path| {

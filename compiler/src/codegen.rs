@@ -880,12 +880,29 @@ impl<'a> Gen<'a> {
                 cite,
             } => {
                 let _ = writeln!(o, "{var} = {};", self.owned(&self.expr(value), &value.ty));
-                self.trace_let(o, name, var, ty, cite);
+                // A new value for a `var` reads as an assignment, not as a second `let`.
+                if let Some(c) = cite {
+                    let _ = writeln!(
+                        o,
+                        "if T::ENABLED {{ trace.event(rt::Event::Assign {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                        lit(name),
+                        self.to_value(var, ty),
+                        lit(c)
+                    );
+                }
             }
             Stmt::Roll { var, label, dice, cite } => {
                 let spec = self.spec(dice, label);
-                let _ = writeln!(o, "let {var}: i64 = dice.roll(&{spec})?;");
-                let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {}.to_string(), faces: dice.last_faces().to_vec(), value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(&dice.notation), lit(cite));
+                // Dice with a per-die modifier and floor also trace each face as counted.
+                let adjusted = if matches!(dice.read, Read::SumFloor { .. }) {
+                    let _ = writeln!(o, "let {var}_spec: rt::DiceSpec = {spec};");
+                    let _ = writeln!(o, "let {var}: i64 = dice.roll(&{var}_spec)?;");
+                    format!("{var}_spec.adjusted_faces(dice.last_faces())")
+                } else {
+                    let _ = writeln!(o, "let {var}: i64 = dice.roll(&{spec})?;");
+                    "Vec::new()".to_string()
+                };
+                let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {}.to_string(), faces: dice.last_faces().to_vec(), adjusted: {adjusted}, value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(&dice.notation), lit(cite));
             }
             Stmt::Check {
                 var,
@@ -1051,7 +1068,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// A cited `var` or assignment shows its new value in the trace.
+    /// A cited `var` shows its first value in the trace.
     fn trace_let(&self, o: &mut String, name: &str, var: &str, ty: &Ty, cite: &Option<String>) {
         if let Some(c) = cite {
             let _ = writeln!(

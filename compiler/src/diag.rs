@@ -57,7 +57,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0001", "syntax error"),
     ("E0002", "input too large or nested too deeply"),
     ("E0101", "unknown name"),
-    ("E0102", "duplicate definition"),
+    ("E0102", "duplicate definition or reserved word"),
     ("E0103", "missing or repeated system declaration"),
     ("E0201", "type mismatch"),
     ("E0202", "wrong arguments"),
@@ -79,6 +79,26 @@ pub const CODES: &[(&str, &str)] = &[
     ("W0003", "modifier can never apply"),
     ("W0004", "optional rule never consulted"),
 ];
+
+/// The help of a reserved word used as a name: another name to choose, with a descriptive example
+/// for the words people reach for most (`roll`, `dice`).
+pub fn reserved_word_help(word: &str) -> String {
+    let example = match word {
+        "roll" => Some("to_hit_roll"),
+        "dice" => Some("damage_dice"),
+        "check" => Some("morale_check"),
+        "set" => Some("gadget_set"),
+        "type" => Some("unit_type"),
+        "out" => Some("result"),
+        "table" => Some("hit_table"),
+        "option" => Some("choice"),
+        _ => None,
+    };
+    match example {
+        Some(e) => format!("choose another name, such as `{word}_` or one that says what it holds, like `{e}`"),
+        None => format!("choose another name, such as `{word}_` or one that says what it holds"),
+    }
+}
 
 /// "did you mean" support: the candidates closest to `name`, best first.
 pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {

@@ -145,6 +145,27 @@ fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnost
         (start + len).min(src.len())
     };
     let found = src.get(start..end).unwrap_or("").trim();
+    // A keyword where a name belongs (`let roll = ...`, `set x = roll + 1`): say that the word is
+    // reserved. Where an expression was expected, a keyword that starts a line more likely begins
+    // the next statement after an unfinished one, and gets the plain syntax error.
+    if let ErrorVariant::ParsingError { positives, .. } = &e.variant {
+        let line_start = src[..start.min(src.len())].rsplit('\n').next().is_some_and(|l| l.trim().is_empty());
+        let name_wanted = positives.contains(&Rule::ident)
+            || (!line_start
+                && positives
+                    .iter()
+                    .any(|r| matches!(r, Rule::expr | Rule::or_expr | Rule::coalesce | Rule::sum)));
+        if let Some(word) = reserved_at(src, start).filter(|_| name_wanted) {
+            let end = start + word.len();
+            return Diagnostic::error(
+                "E0102",
+                Span { file, start, end },
+                format!("`{word}` is a reserved word of the rules language and cannot be a name"),
+            )
+            .label("reserved word")
+            .help(crate::diag::reserved_word_help(word));
+        }
+    }
     let (message, help) = match &e.variant {
         ErrorVariant::ParsingError { positives, .. } => {
             let mut wanted: Vec<&str> = positives.iter().filter_map(describe).collect();
@@ -173,6 +194,21 @@ fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnost
     Diagnostic::error("E0001", Span { file, start, end }, message)
         .label("here")
         .help(help)
+}
+
+/// The rules language's keywords: the `keyword` rule of `grammar/rules.pest`, which no name may be.
+pub const KEYWORDS: &[&str] = &[
+    "and", "or", "not", "if", "then", "else", "when", "in", "is", "true", "false", "yes", "no", "let", "var", "roll", "check", "set",
+    "match", "call", "require", "note", "return", "break", "repeat", "for", "option", "resolver", "table", "enum", "type", "const", "out",
+    "with", "record",
+];
+
+/// The keyword that starts at byte `at` of `src`, if the word there is one.
+fn reserved_at(src: &str, at: usize) -> Option<&str> {
+    let rest = src.get(at..)?;
+    let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let word = &rest[..len];
+    KEYWORDS.contains(&word).then_some(word)
 }
 
 fn join_or(items: &[&str]) -> String {
@@ -1310,5 +1346,47 @@ mod tests {
         ] {
             assert_eq!(errs(src), Vec::<String>::new(), "{src}");
         }
+    }
+
+    #[test]
+    fn the_keyword_list_is_the_grammars() {
+        let grammar = include_str!("../../grammar/rules.pest");
+        let rule = grammar
+            .split("keyword = @{")
+            .nth(1)
+            .and_then(|r| r.split("~ !ident_char").next())
+            .unwrap_or("");
+        let mut from_grammar: Vec<&str> = rule.split('"').skip(1).step_by(2).collect();
+        let mut ours = KEYWORDS.to_vec();
+        from_grammar.sort();
+        ours.sort();
+        assert_eq!(from_grammar, ours);
+    }
+
+    #[test]
+    fn a_keyword_used_as_a_name_is_a_reserved_word() {
+        for (src, word) in [
+            ("resolver r \"R\" [1] {\n  let roll = 2\n}", "roll"),
+            ("resolver r \"R\" [1] {\n  in check: int\n}", "check"),
+            ("enum e { a, set }", "set"),
+        ] {
+            let Err(d) = parse_file(0, src) else { panic!("{src} parsed") };
+            assert_eq!(d[0].code, "E0102", "{src}");
+            assert_eq!(
+                d[0].message,
+                format!("`{word}` is a reserved word of the rules language and cannot be a name")
+            );
+            assert_eq!(&src[d[0].span.start..d[0].span.end], word);
+        }
+        // An expression that needs a name but meets a keyword.
+        let Err(d) = parse_file(0, "resolver r \"R\" [1] {\n  out x: int\n  set x = roll + 1\n}") else {
+            panic!("parsed")
+        };
+        assert_eq!(d[0].code, "E0102", "{:?}", d[0]);
+        // A statement after an unfinished one is a plain syntax error.
+        let Err(d) = parse_file(0, "resolver r \"R\" [1] {\n  out x: int\n  set x =\n  roll r = 1d6\n}") else {
+            panic!("parsed")
+        };
+        assert_eq!(d[0].code, "E0001", "{:?}", d[0]);
     }
 }

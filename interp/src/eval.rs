@@ -378,7 +378,13 @@ impl Sys {
             } => {
                 let v = self.expr(value, f, trace)?;
                 *f.local_mut(var)? = v;
-                self.trace_let(f, trace, name, var, cite.as_deref())?;
+                if let (true, Some(c)) = (T::ENABLED, cite) {
+                    trace.event(Event::Assign {
+                        name: name.clone(),
+                        value: f.local(var)?.to_value(),
+                        cite: c.clone(),
+                    });
+                }
             }
             Stmt::Roll { var, label, dice: d, cite } => {
                 let spec = self.spec(d, label, f, trace)?;
@@ -389,6 +395,7 @@ impl Sys {
                         label: label.clone(),
                         dice: d.notation.clone(),
                         faces: dice.last_faces().to_vec(),
+                        adjusted: spec.adjusted_faces(dice.last_faces()),
                         value: v,
                         cite: cite.clone(),
                     });

@@ -32,12 +32,19 @@ pub struct DiceSpec {
     pub count: u16,
     /// 6, 10, 100 ...
     pub sides: u16,
-    /// Faces 0..sides-1 (d10 read 0-9) instead of 1..=sides.
+    /// Faces 0..sides-1 instead of 1..=sides (`1d10 zero_based` shows 0 to 9). Every die is
+    /// 1-based unless the rules say `zero_based`, except the two d10s of a d100 (`Percentile`),
+    /// which read 0 to 9 as tens and units. Scripted faces, seeded faces and traced faces all use
+    /// this range.
     pub zero_based: bool,
     pub read: Read,
     /// Inclusive range of READ values that are rerolled (Striker 10-12).
     pub reroll: Option<(i64, i64)>,
 }
+
+/// How a d100 is written in traces and messages: its two faces are d10s read 0-9, tens then units
+/// (0, 0 reads 100), unlike a plain d10, which shows 1-10.
+pub const PERCENTILE_NOTATION: &str = "d100 (tens, units 0-9)";
 
 /// Most dice a non-summing read will enumerate face by face (`distribution`).
 pub const MAX_ENUMERATED_DICE: u16 = 8;
@@ -156,7 +163,20 @@ impl DiceSpec {
         }
     }
 
-    /// Human notation: "4d6", "2d6 flux", "3d6 keep lowest 2", "d100", "2d6 reroll 10-12".
+    /// Each face after the per-die modifier and floor of a `SumFloor` read, in order (the faces
+    /// the read sums); empty for every other read, whose faces count as thrown.
+    pub fn adjusted_faces(&self, faces: &[u16]) -> Vec<i64> {
+        match self.read {
+            Read::SumFloor { per_die, floor } => faces
+                .iter()
+                .map(|&f| (i64::from(f) + i64::from(per_die)).max(i64::from(floor)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Human notation: "4d6", "2d6 flux", "3d6 keep lowest 2", "1d10 (0-9)" (zero-based),
+    /// "d100 (tens, units 0-9)" (its two faces are the d10s, each 0-9), "2d6 reroll 10-12".
     pub fn notation(&self) -> String {
         let base = if self.zero_based && self.read != Read::Percentile {
             format!("{}d{} (0-{})", self.count, self.sides, self.sides.saturating_sub(1))
@@ -169,7 +189,7 @@ impl DiceSpec {
             Read::KeepLowest(k) => format!("{base} keep lowest {k}"),
             Read::Flux => format!("{base} flux"),
             Read::BadFlux => format!("{base} bad flux"),
-            Read::Percentile => "d100".to_string(),
+            Read::Percentile => PERCENTILE_NOTATION.to_string(),
             Read::SumFloor { per_die, floor } => format!("{base} {per_die:+} each (min {floor})"),
         };
         if let Some((lo, hi)) = self.reroll {
@@ -448,6 +468,7 @@ impl Dice for Scripted {
                             sides: spec.sides,
                             position: pos + i,
                             zero_based: spec.zero_based,
+                            percentile: spec.read == Read::Percentile,
                         })
                     }
                 }

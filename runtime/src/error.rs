@@ -19,14 +19,16 @@ pub enum Error {
     /// `remaining` were left.
     #[error("dice script ran out: a throw needs {needed} face(s) at script position {pos} but only {remaining} remain", pos = .position + 1)]
     ScriptExhausted { needed: usize, position: usize, remaining: usize },
-    /// A scripted face is not on the die. `position` is the 0-based script index.
-    #[error("scripted face {face} at script position {pos} is not on a {die}; valid faces are {range}",
-        pos = .position + 1, die = die_name(*.sides, *.zero_based), range = face_range(*.sides, *.zero_based))]
+    /// A scripted face is not on the die. `position` is the 0-based script index; `percentile`
+    /// says the die is one of the two d10s (tens, units) of a d100.
+    #[error("scripted face {face} at script position {pos} is not on {die}; valid faces are {range}",
+        pos = .position + 1, die = die_name(*.sides, *.zero_based, *.percentile), range = face_range(*.sides, *.zero_based, *.percentile))]
     FaceOutOfRange {
         face: i64,
         sides: u16,
         position: usize,
         zero_based: bool,
+        percentile: bool,
     },
     #[error("dice reroll limit reached: the throws kept landing in the reroll range")]
     RerollLimit,
@@ -83,19 +85,28 @@ impl Error {
     }
 }
 
-fn die_name(sides: u16, zero_based: bool) -> String {
-    if zero_based {
-        format!("zero-based d{sides}")
+fn die_name(sides: u16, zero_based: bool, percentile: bool) -> String {
+    if percentile {
+        "the tens or units die of a d100".to_string()
+    } else if zero_based {
+        format!("a zero-based d{sides}")
     } else {
-        format!("d{sides}")
+        format!("a d{sides}")
     }
 }
 
-fn face_range(sides: u16, zero_based: bool) -> String {
-    if zero_based {
-        format!("0..={}", sides.saturating_sub(1))
+/// The faces a scripted die accepts, as the dice show them: 1 to N, or 0 to N-1 for a zero-based
+/// die and for each of the two d10s of a d100.
+fn face_range(sides: u16, zero_based: bool, percentile: bool) -> String {
+    if percentile {
+        format!(
+            "0 to {} (a d100 takes two faces, tens then units; 0, 0 reads 100)",
+            sides.saturating_sub(1)
+        )
+    } else if zero_based {
+        format!("0 to {}", sides.saturating_sub(1))
     } else {
-        format!("1..={sides}")
+        format!("1 to {sides}")
     }
 }
 

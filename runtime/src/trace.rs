@@ -46,15 +46,26 @@ pub enum Event {
     Exit {
         resolver: String,
     },
+    /// A throw: every face as the dice show it, in order (rerolled throws included); `adjusted`
+    /// is each face after a per-die modifier and floor (`3d6 each -2 floor 0`), and empty (left
+    /// out of JSON) for dice that have none.
     Roll {
         label: String,
         dice: String,
         faces: Vec<u16>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        adjusted: Vec<i64>,
         value: i64,
         cite: String,
     },
-    /// A named intermediate value.
+    /// A named intermediate value (`let`, or a `var` when it is declared).
     Let {
+        name: String,
+        value: Value,
+        cite: String,
+    },
+    /// A `var` given a new value (`tries = tries + 1`).
+    Assign {
         name: String,
         value: Value,
         cite: String,
@@ -105,6 +116,19 @@ fn signed(v: &Value) -> String {
     }
 }
 
+/// One side of a comparison: its rules text and its value, or the text alone when that is the
+/// value already written out (`12`, `hit`, `"Syter"`), so a literal is not shown twice.
+fn side(text: &str, value: &Value) -> String {
+    let v = value.to_string();
+    let unquoted = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+    let literal = text == v || matches!((unquoted, value), (Some(t), Value::Text(s)) if t == s);
+    if literal {
+        text.to_string()
+    } else {
+        format!("{text} {v}")
+    }
+}
+
 impl Recorder {
     pub fn new() -> Self {
         Recorder::default()
@@ -115,14 +139,19 @@ impl Recorder {
     /// ```text
     /// fire — 6.0 Weapon Fire [Starleader 6.0]
     ///   roll to-hit 4d6: [6, 6, 6, 5] = 23                [Starleader 6.3]
+    ///   roll damage 3d6 each -2 floor 0: [1, 5, 6] → [0, 3, 4] = 7
+    ///   compare to_hit 23 <= 12 → false                   [Starleader 6.3]
+    ///   assign tries = 2
     ///   set result = hit
     /// ```
+    /// A comparison shows each side's rules text and its value, the value left out when the text
+    /// is the value itself (a literal).
     /// Deterministic: depends only on the events.
     pub fn render(&self) -> String {
         self.render_with(None)
     }
 
-    /// As [`Recorder::render`], but a `let` or `set` value longer than `max_chars` characters (a
+    /// As [`Recorder::render`], but a `let`, `assign` or `set` value longer than `max_chars` characters (a
     /// whole army's state, say) is cut to its start and its size: `[{u: {name: "A", …} … (6 items)]`.
     /// Dice, modifiers, rows and comparisons are never cut.
     pub fn render_elided(&self, max_chars: usize) -> String {
@@ -170,18 +199,24 @@ impl Recorder {
                     label,
                     dice,
                     faces,
+                    adjusted,
                     value,
                     cite,
                 } => {
-                    let faces: Vec<String> = faces.iter().map(u16::to_string).collect();
-                    let shown = if faces.is_empty() {
+                    let list = |items: Vec<String>| format!("[{}]", items.join(", "));
+                    let mut shown = if faces.is_empty() {
                         String::new()
                     } else {
-                        format!(": [{}]", faces.join(", "))
+                        format!(": {}", list(faces.iter().map(u16::to_string).collect()))
                     };
+                    // Faces changed die by die (`each -2 floor 0`): the faces as thrown, then as counted.
+                    if !adjusted.is_empty() {
+                        shown.push_str(&format!(" → {}", list(adjusted.iter().map(i64::to_string).collect())));
+                    }
                     (format!("roll {label} {dice}{shown} = {value}"), cite)
                 }
                 Event::Let { name, value, cite } => (format!("let {name} = {}", shown(value)), cite),
+                Event::Assign { name, value, cite } => (format!("assign {name} = {}", shown(value)), cite),
                 Event::Modifier { name, value, cite } => (format!("modifier {name:?} {}", signed(value)), cite),
                 Event::Row { table, key, row, cite } => (format!("row {table}[{key}] → {row}"), cite),
                 Event::Compare {
@@ -192,7 +227,10 @@ impl Recorder {
                     right_value,
                     result,
                     cite,
-                } => (format!("compare {left} {left_value} {op} {right} {right_value} → {result}"), cite),
+                } => (
+                    format!("compare {} {op} {} → {result}", side(left, left_value), side(right, right_value)),
+                    cite,
+                ),
                 Event::Set { field, value, cite } => (format!("set {field} = {}", shown(value)), cite),
                 Event::Note { text, cite } => (format!("note: {text}"), cite),
             };

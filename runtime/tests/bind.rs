@@ -113,6 +113,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
             label: "to-hit".into(),
             dice: spec.notation(),
             faces: d.last_faces().to_vec(),
+            adjusted: Vec::new(),
             value: roll,
             cite: "Test 1".into(),
         });

@@ -114,7 +114,7 @@ fn notation() {
         (spec(2, 6, false, Read::Flux, None), "2d6 flux"),
         (spec(2, 6, false, Read::BadFlux, None), "2d6 bad flux"),
         (spec(3, 6, false, Read::KeepLowest(2), None), "3d6 keep lowest 2"),
-        (spec(2, 10, true, Read::Percentile, None), "d100"),
+        (spec(2, 10, true, Read::Percentile, None), "d100 (tens, units 0-9)"),
         (spec(2, 6, false, Read::Sum, Some((10, 12))), "2d6 reroll 10-12"),
         (spec(1, 10, true, Read::Sum, None), "1d10 (0-9)"),
         (
@@ -253,12 +253,13 @@ fn scripted_exhaustion_and_range_errors() {
             face: 7,
             sides: 6,
             position: 1,
-            zero_based: false
+            zero_based: false,
+            percentile: false
         }
     );
     assert_eq!(
         err.to_string(),
-        "scripted face 7 at script position 2 is not on a d6; valid faces are 1..=6"
+        "scripted face 7 at script position 2 is not on a d6; valid faces are 1 to 6"
     );
     assert_eq!(d.used(), 0);
 
@@ -276,12 +277,27 @@ fn scripted_exhaustion_and_range_errors() {
             face: 10,
             sides: 10,
             position: 2,
-            zero_based: true
+            zero_based: true,
+            percentile: false
         }
     );
     assert_eq!(
         err.to_string(),
-        "scripted face 10 at script position 3 is not on a zero-based d10; valid faces are 0..=9"
+        "scripted face 10 at script position 3 is not on a zero-based d10; valid faces are 0 to 9"
+    );
+
+    // A plain d10 shows 1 to 10; the d10s of a d100 show 0 to 9, tens then units.
+    let mut d = Scripted::new(vec![10, 0]);
+    assert_eq!(d.roll(&DiceSpec::new(1, 10)), Ok(10));
+    assert!(matches!(d.roll(&DiceSpec::new(1, 10)), Err(Error::FaceOutOfRange { face: 0, .. })));
+    let d100 = spec(2, 10, true, Read::Percentile, None);
+    let mut d = Scripted::new(vec![3, 0, 0, 0, 10, 0]);
+    assert_eq!(d.roll(&d100), Ok(30));
+    assert_eq!(d.roll(&d100), Ok(100));
+    assert_eq!(
+        d.roll(&d100).unwrap_err().to_string(),
+        "scripted face 10 at script position 5 is not on the tens or units die of a d100; valid faces are 0 to 9 \
+         (a d100 takes two faces, tens then units; 0, 0 reads 100)"
     );
 
     let mut d = Scripted::new(vec![-1, i64::MAX]);

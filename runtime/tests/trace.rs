@@ -16,6 +16,7 @@ fn sample() -> Recorder {
             label: s("to-hit"),
             dice: s("4d6"),
             faces: vec![6, 6, 6, 5],
+            adjusted: vec![],
             value: 23,
             cite: s("Starleader 6.3"),
         },
@@ -42,6 +43,44 @@ fn sample() -> Recorder {
             right_value: Value::Int(12),
             result: false,
             cite: s("Starleader 6.3"),
+        },
+        // A literal side is shown once: `12`, not `12 12`; a quoted text literal likewise.
+        Event::Compare {
+            left: s("to_hit"),
+            left_value: Value::Int(9),
+            op: s("<="),
+            right: s("12"),
+            right_value: Value::Int(12),
+            result: true,
+            cite: s("Starleader 6.3"),
+        },
+        Event::Compare {
+            left: s("\"Syter X\""),
+            left_value: Value::Text(s("Syter X")),
+            op: s("=="),
+            right: s("gadget"),
+            right_value: Value::Text(s("Syter X")),
+            result: true,
+            cite: String::new(),
+        },
+        // Per-die modifier and floor: the faces as thrown, then as counted.
+        Event::Roll {
+            label: s("wounds"),
+            dice: s("3d6 each -2 floor 0"),
+            faces: vec![1, 5, 6],
+            adjusted: vec![0, 3, 4],
+            value: 7,
+            cite: String::new(),
+        },
+        Event::Let {
+            name: s("tries"),
+            value: Value::Int(0),
+            cite: s("Starleader 6.64"),
+        },
+        Event::Assign {
+            name: s("tries"),
+            value: Value::Int(1),
+            cite: s("Starleader 6.64"),
         },
         Event::Enter {
             resolver: s("damage"),

@@ -129,6 +129,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
             label: "to-hit".into(),
             dice: spec.notation(),
             faces: d.last_faces().to_vec(),
+            adjusted: Vec::new(),
             value: roll,
             cite: "Skirmish 2.1".into(),
         });
@@ -163,6 +164,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
                 label: "damage".into(),
                 dice: spec.notation(),
                 faces: d.last_faces().to_vec(),
+                adjusted: Vec::new(),
                 value: dmg,
                 cite: "Skirmish 2.3".into(),
             });
@@ -209,6 +211,7 @@ fn burst<T: Trace>(d: &mut dyn Dice, t: &mut T, _inputs: &Inputs) -> Result<Valu
             label: "burst".into(),
             dice: spec.notation(),
             faces: d.last_faces().to_vec(),
+            adjusted: Vec::new(),
             value: v,
             cite: String::new(),
         });
@@ -222,7 +225,62 @@ static BURST_OUTPUTS: [rt::FieldInfo; 1] = [rt::FieldInfo {
     doc: "",
 }];
 
-static RESOLVERS: [rt::ResolverInfo; 2] = [
+static T_WOUND: rt::Ty = rt::Ty::Int { min: 1, max: 3 };
+static T_WOUNDS: rt::Ty = rt::Ty::List(&T_WOUND);
+static T_SHOTS: rt::Ty = rt::Ty::Int { min: 2, max: 2 };
+static VOLLEY_OUTPUTS: [rt::FieldInfo; 4] = [
+    rt::FieldInfo {
+        name: "result",
+        ty: &T_RESULT,
+        doc: "",
+    },
+    rt::FieldInfo {
+        name: "wounds",
+        ty: &T_WOUNDS,
+        doc: "the wounds of each shot, in the order fired",
+    },
+    rt::FieldInfo {
+        name: "shots",
+        ty: &T_SHOTS,
+        doc: "always 2",
+    },
+    rt::FieldInfo {
+        name: "cover",
+        ty: &T_BOOL,
+        doc: "never",
+    },
+];
+
+/// Two shots of 1d3 wounds each, listed in the order fired: a list outcome whose order varies,
+/// and two fields (`shots`, `cover`) that never do. A hit is 4 or more wounds in all.
+fn volley<T: Trace>(d: &mut dyn Dice, t: &mut T, _inputs: &Inputs) -> Result<Value, Error> {
+    let spec = DiceSpec::new(1, 3);
+    let mut wounds = Vec::new();
+    for label in ["first shot", "second shot", "third shot"] {
+        let w = d.roll(&spec)?;
+        if T::ENABLED {
+            t.event(Event::Roll {
+                label: label.into(),
+                dice: spec.notation(),
+                faces: d.last_faces().to_vec(),
+                adjusted: Vec::new(),
+                value: w,
+                cite: String::new(),
+            });
+        }
+        wounds.push(w);
+    }
+    let hit = wounds.iter().sum::<i64>() >= 6;
+    let result = if hit { Value::Enum(0, "hit") } else { Value::Enum(1, "miss") };
+    Ok(Value::Record(vec![
+        ("result", result),
+        ("wounds", Value::List(wounds.into_iter().map(Value::Int).collect())),
+        ("shots", Value::Int(3)),
+        ("cover", Value::Bool(false)),
+    ]))
+}
+
+static RESOLVERS: [rt::ResolverInfo; 3] = [
     rt::ResolverInfo {
         name: "attack",
         title: "2.0 Attack",
@@ -246,6 +304,19 @@ static RESOLVERS: [rt::ResolverInfo; 2] = [
         exec: rt::Exec::Compiled {
             run_traced: burst::<rt::Recorder>,
             run_quiet: burst::<rt::NoTrace>,
+            odds: None,
+        },
+    },
+    rt::ResolverInfo {
+        name: "volley",
+        title: "Volley",
+        cite: "Skirmish 5.0",
+        doc: "Two shots, their wounds listed in order.",
+        inputs: &[],
+        outputs: &VOLLEY_OUTPUTS,
+        exec: rt::Exec::Compiled {
+            run_traced: volley::<rt::Recorder>,
+            run_quiet: volley::<rt::NoTrace>,
             odds: None,
         },
     },

@@ -77,7 +77,10 @@ Examples:
   rulebook odds starleader.fire --set weapon=\"Ghazi 10/7\" --set special_results=true
   rulebook odds starleader.fire --input situation.yaml --json
 
-Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled.")]
+Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled. Fields
+that are the same in every outcome are said once. Text shows lists as multisets: outcomes that
+differ only in the order of a list are one row (--ordered shows every order); --json is always
+exact, every order its own outcome.")]
     Odds(OddsArgs),
     /// Check rule sources for errors without building
     #[command(after_help = "\
@@ -96,7 +99,9 @@ Examples:
 
 Each run's dice come from the seed and the run number only, so the report is byte-identical for a
 given --seed whatever --threads is. Runs use every core by default; a progress bar shows on a
-terminal; timings go to stderr. Invalid input is refused before anything is simulated.")]
+terminal; timings go to stderr. Invalid input is refused before anything is simulated. The text
+says once the fields that are the same in every run and reports only those that vary (the
+outcome field always); --json reports every field.")]
     Sim(SimArgs),
     /// Compare two versions of the rules: how an edit moves the exact odds
     #[command(after_help = "\
@@ -145,8 +150,10 @@ pub struct RollArgs {
     /// Seed for reproducible pseudo-random dice (default 0)
     #[arg(long, value_name = "N", conflicts_with = "dice")]
     pub seed: Option<u64>,
-    /// Use these faces, in order, instead of random dice (comma-separated; d10s read 0-9 where
-    /// the rules say so). Unused faces are reported as a warning
+    /// Use these faces, in order, instead of random dice (comma-separated). Each face is what the
+    /// die shows: 1 to N on a dN (a d10 shows 1 to 10), 0 to N-1 on a die the rules call
+    /// `zero_based`; a d100 takes two faces, tens then units, each 0 to 9 (0,0 reads 100). Unused
+    /// faces are reported as a warning
     #[arg(long, value_name = "F,F,...", value_delimiter = ',', allow_negative_numbers = true)]
     pub dice: Option<Vec<i64>>,
     #[command(flatten)]
@@ -169,12 +176,17 @@ pub struct OddsArgs {
     pub resolver: String,
     #[command(flatten)]
     pub inputs: inputs::InputArgs,
-    /// Print JSON ({"resolver","inputs","outcomes":[{"outcome","probability"}]}) instead of text
+    /// Print JSON ({"resolver","inputs","outcomes":[{"outcome","probability"}]}) instead of text.
+    /// JSON is exact: outcomes whose lists differ only in order stay apart
     #[arg(long)]
     pub json: bool,
     /// Give up after this many seconds (a long computation shows its progress on a terminal)
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: u64,
+    /// Show every order of a list outcome as its own row; by default, when there are more than
+    /// 24 outcomes, the text merges outcomes that differ only in the order of a list (and says so)
+    #[arg(long)]
+    pub ordered: bool,
 }
 
 #[derive(Args, Debug)]

@@ -1,12 +1,17 @@
 //! `rulebook odds`: the exact outcome distribution of a resolver: the fields every outcome shares,
 //! said once, then every outcome with its fraction, percentage and a bar, then the distribution of
-//! each field that varies (or all of it as JSON).
+//! each field that varies (or all of it as JSON). In a long text table, list values are multisets: outcomes
+//! that differ only in the order of a list are one row (`--ordered` keeps every order); JSON is
+//! always exact, every order its own outcome.
 
 use super::list::pretty;
 use super::{compact, inputs, pad, CliError, OddsArgs};
 use rulebook_runtime as rt;
 use serde_json::json;
 use std::io::Write;
+
+/// Outcome rows shown as they are; past this, outcomes that differ only in a list's order merge.
+const MAX_ORDERED_ROWS: usize = 24;
 
 /// Bar length, in characters, of probability 1.
 const BAR_WIDTH: u64 = 40;
@@ -30,6 +35,18 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         String::new()
     } else {
         format!(" — {}", r.title)
+    };
+    // Order can be the point of a list (who acts first), so lists are merged as multisets only
+    // when the ordered table would be long and merging shortens it.
+    let (dist, grouped) = if args.ordered || dist.outcomes.len() <= MAX_ORDERED_ROWS {
+        (dist, Vec::new())
+    } else {
+        let (merged, lists) = as_multisets(dist.clone());
+        if merged.outcomes.len() < dist.outcomes.len() {
+            (merged, lists)
+        } else {
+            (dist, Vec::new())
+        }
     };
     writeln!(out, "{path}{title}: exact odds")?;
     writeln!(out, "\ninputs:")?;
@@ -57,6 +74,18 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     };
     let rows: Vec<(String, &rt::Prob)> = dist.outcomes.iter().map(|(o, p)| (label(o), p)).collect();
     writeln!(out, "\noutcomes ({}):", rows.len())?;
+    if !grouped.is_empty() {
+        let fields: Vec<String> = grouped.iter().filter(|f| !f.is_empty()).map(|f| format!("`{f}`")).collect();
+        let which = if fields.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", fields.join(", "))
+        };
+        writeln!(
+            out,
+            "  lists are shown as multisets: order ignored{which} (--ordered shows every order)"
+        )?;
+    }
     if !varying.is_empty() && !fixed.is_empty() {
         let same: Vec<String> = fixed
             .iter()
@@ -74,6 +103,45 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         }
     }
     Ok(())
+}
+
+/// The distribution with every list sorted, outcomes that become equal merged (their
+/// probabilities added), and the outcome fields with a list whose order was ignored (two items or
+/// more; `""` for a bare list outcome), in declaration order.
+fn as_multisets(dist: rt::Distribution<rt::Value>) -> (rt::Distribution<rt::Value>, Vec<&'static str>) {
+    fn sorted(v: &rt::Value, field: &'static str, lists: &mut Vec<&'static str>) -> rt::Value {
+        match v {
+            rt::Value::List(items) => {
+                if items.len() > 1 && !lists.contains(&field) {
+                    lists.push(field);
+                }
+                let mut items: Vec<rt::Value> = items.iter().map(|i| sorted(i, field, lists)).collect();
+                items.sort();
+                rt::Value::List(items)
+            }
+            // A top-level field names itself; deeper ones count for the field they are in.
+            rt::Value::Record(fields) => rt::Value::Record(
+                fields
+                    .iter()
+                    .map(|(k, x)| (*k, sorted(x, if field.is_empty() { k } else { field }, lists)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    let mut lists = Vec::new();
+    let mut merged: std::collections::BTreeMap<rt::Value, rt::Prob> = std::collections::BTreeMap::new();
+    for (o, p) in &dist.outcomes {
+        let key = sorted(o, "", &mut lists);
+        let sum = merged.get(&key).map_or_else(|| p.clone(), |q| q.add(p));
+        merged.insert(key, sum);
+    }
+    (
+        rt::Distribution {
+            outcomes: merged.into_iter().collect(),
+        },
+        lists,
+    )
 }
 
 /// `  label  n/d  pp.pp%  ████` with aligned columns.

@@ -93,7 +93,25 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     writeln!(out, "{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed)?;
     // Text shows the outcome and top-level fields; per-item detail (`final."Alpha".status`) is in --json.
     let shown = |f: &str| !f.contains('"');
-    let mut order: Vec<&String> = tally.categories.keys().filter(|f| shown(f)).collect();
+    // Fields with one value in every run are said once; the outcome field keeps its section (its
+    // bounds on the values no run produced are the point of a simulation).
+    let same = same_in_every_run(&tally);
+    let constant = |f: &str| same.iter().any(|(k, _)| k == f);
+    let said: Vec<String> = same
+        .iter()
+        .filter(|(f, _)| shown(f) && Some(f.as_str()) != main.as_deref())
+        // A number that is 0 in every run stays left out, as the means leave out zero means.
+        .filter(|(f, v)| !(v == "0" && tally.numbers.contains_key(f)))
+        .map(|(f, v)| format!("{f}={v}"))
+        .collect();
+    if !said.is_empty() {
+        writeln!(out, "\nin every run: {}", said.join(" "))?;
+    }
+    let mut order: Vec<&String> = tally
+        .categories
+        .keys()
+        .filter(|f| shown(f) && (Some(f.as_str()) == main.as_deref() || !constant(f)))
+        .collect();
     order.sort_by_key(|f| (Some(f.as_str()) != main.as_deref(), f.to_string()));
     for field in order {
         writeln!(out, "\n{field}:")?;
@@ -118,7 +136,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     let means: Vec<(String, rt::Estimate)> = tally
         .numbers
         .keys()
-        .filter(|f| shown(f))
+        .filter(|f| shown(f) && !constant(f))
         .filter_map(|f| tally.mean(f).map(|e| (f.clone(), e)))
         .filter(|(_, e)| e.value != 0.0 || e.high != 0.0)
         .collect();
@@ -137,6 +155,42 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         }
     }
     Ok(())
+}
+
+/// Every field that took one value in every run, with that value: a category with a single value
+/// seen (declared values no run produced do not count), a number whose smallest and largest
+/// values are equal and present in every run.
+fn same_in_every_run(t: &rt::Tally) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (f, counts) in &t.categories {
+        let mut seen = counts.iter().filter(|(_, &k)| k > 0);
+        if let (Some((v, &k)), None) = (seen.next(), seen.next()) {
+            if k == t.runs {
+                out.push((f.clone(), v.to_string()));
+            }
+        }
+    }
+    for (f, (sum, _)) in &t.numbers {
+        if let Some((lo, hi)) = t.bounds.get(f) {
+            let runs = num_rational::BigRational::from_integer(t.runs.into());
+            if lo == hi && *sum == lo * &runs {
+                out.push((f.clone(), exact(lo)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// An exact number as rules text writes it: `3`, `7.5`, or a fraction when it does not end.
+fn exact(x: &num_rational::BigRational) -> String {
+    if x.is_integer() {
+        return x.to_integer().to_string();
+    }
+    match (i64::try_from(x.numer()), i64::try_from(x.denom())) {
+        (Ok(n), Ok(d)) => rt::Dec::new(n, d).map(|d| d.to_string()).unwrap_or_else(|_| x.to_string()),
+        _ => x.to_string(),
+    }
 }
 
 /// The field whose values are "the outcome": `result` when there is one, else the first category.

@@ -65,12 +65,12 @@ impl Drop for TempFile {
 fn list_systems_text_and_json() {
     assert_eq!(
         ok(&["list"]),
-        "skirmish  Skirmish Test Rules  (2 resolvers, 2 tables, 1 optional rules)\n\n\
+        "skirmish  Skirmish Test Rules  (3 resolvers, 2 tables, 1 optional rules)\n\n\
          run `rulebook list SYSTEM` for a system's resolvers and tables\n"
     );
     let v = json(&ok(&["list", "--json"]));
     assert_eq!(v["systems"][0]["name"], "skirmish");
-    assert_eq!(v["systems"][0]["resolvers"], serde_json::json!(["attack", "burst"]));
+    assert_eq!(v["systems"][0]["resolvers"], serde_json::json!(["attack", "burst", "volley"]));
 }
 
 #[test]
@@ -192,7 +192,7 @@ fn roll_input_errors_exit_2() {
     let err = fails(&["roll", "skirmish.attack", "--set", "target=7", "--dice", "3,7"], 2);
     assert_eq!(
         err,
-        "error: scripted face 7 at script position 2 is not on a d6; valid faces are 1..=6\n"
+        "error: scripted face 7 at script position 2 is not on a d6; valid faces are 1 to 6\n"
     );
     let err = fails(&["roll", "skirmish.attack", "--set", "target"], 2);
     assert!(err.contains("expected NAME=VALUE, got `target`"), "{err}");
@@ -332,6 +332,28 @@ fn odds_json_is_exact_and_sums_to_one() {
     assert_eq!(hit, Prob::new(7, 12).unwrap());
     assert_eq!(outcomes[0]["outcome"], serde_json::json!({"result": "hit", "damage": 1}));
     assert_eq!(outcomes[0]["probability"], "7/72");
+}
+
+#[test]
+fn odds_group_list_outcomes_as_multisets() {
+    // 27 ordered outcomes, more than a table shows as they are: [1, 2, 3] and its other orders
+    // are one row, with the note that order is ignored; `--ordered` and `--json` keep every order.
+    snap!("odds_volley", ok(&["odds", "skirmish.volley"]));
+    let ordered = ok(&["odds", "skirmish.volley", "--ordered"]);
+    assert!(
+        ordered.contains("outcomes (27):\n") && ordered.contains("wounds=[3, 2, 1]"),
+        "{ordered}"
+    );
+    assert!(!ordered.contains("multisets"), "{ordered}");
+    let v = json(&ok(&["odds", "skirmish.volley", "--json"]));
+    assert_eq!(v["outcomes"].as_array().map(Vec::len), Some(27));
+}
+
+#[test]
+fn sim_says_once_what_every_run_shares() {
+    let (code, out, _) = cli(&["sim", "skirmish.volley", "--runs", "300", "--seed", "1", "--threads", "1"]);
+    assert_eq!(code, ExitCode::SUCCESS);
+    snap!("sim_volley", out);
 }
 
 #[test]

@@ -89,6 +89,8 @@ impl Checker<'_> {
             cands.extend(self.resolvers[ctx.rid].outputs.iter().map(|p| p.name.clone()));
         }
         cands.extend(self.consts.keys().cloned());
+        // Names a file that failed to parse probably declares are candidates too.
+        cands.extend(self.unparsed.iter().flat_map(|u| u.names.iter().cloned()));
         if owners.len() > 1 {
             let names: Vec<String> = owners.iter().map(|&e| format!("`{}`", self.enums[e].name)).collect();
             self.err(
@@ -101,7 +103,7 @@ impl Checker<'_> {
                 "ambiguous",
                 Some("compare it with a value of the enum you mean".into()),
             );
-        } else {
+        } else if !self.declared_in_unparsed(n) {
             let help = if self.option_idx.contains_key(n) {
                 format!("`{n}` is an optional rule: write `option {n}`")
             } else {
@@ -170,7 +172,7 @@ impl Checker<'_> {
             Ty::Rec(r) => self.field_record(b, r, optional, field, span),
             Ty::Error => Self::err_expr(span),
             other => {
-                let tn = self.ty_name(&b.ty);
+                let tn = self.ty_shown(&b.ty);
                 let _ = other;
                 self.err(
                     "E0201",
@@ -247,7 +249,7 @@ impl Checker<'_> {
             if let Some(prev) = &col_ty {
                 if *prev != cty {
                     let table = self.tables[t].name.clone();
-                    let (a, c) = (self.ty_name(prev), self.ty_name(&cty));
+                    let (a, c) = (self.ty_shown(prev), self.ty_shown(&cty));
                     self.err(
                         "E0201",
                         field.span,

@@ -8,6 +8,7 @@
 
 use super::bounds::isqrt_i128;
 use super::ctx::{Checker, Ctx};
+use super::types::numeric_join;
 use crate::ast::{self, Span};
 use crate::diag::did_you_mean;
 use crate::ir::*;
@@ -54,7 +55,7 @@ impl Checker<'_> {
         }
         let x = self.expr(ctx, &args[0], None);
         if !matches!(x.ty, Ty::Int | Ty::Dec | Ty::Error) {
-            let tn = self.ty_name(&x.ty);
+            let tn = self.ty_shown(&x.ty);
             self.err(
                 "E0201",
                 args[0].span,
@@ -112,7 +113,7 @@ impl Checker<'_> {
         }
         let x = self.expr(ctx, &args[0], None);
         if !matches!(x.ty, Ty::List(_) | Ty::EmptyList | Ty::Error) {
-            let tn = self.ty_name(&x.ty);
+            let tn = self.ty_shown(&x.ty);
             self.err(
                 "E0201",
                 args[0].span,
@@ -144,8 +145,16 @@ impl Checker<'_> {
         }
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(ctx, a, None)).collect();
         let mut ty = Ty::Int;
+        let mut numbers = true;
         for x in &xs {
-            ty = self.numeric_join(&ty, &x.ty, x.span);
+            if self.expect_number(x, &format!("`{}` compares numbers", f.name)) {
+                ty = numeric_join(&ty, &x.ty);
+            } else {
+                numbers = false;
+            }
+        }
+        if !numbers {
+            return Self::err_expr(span);
         }
         let ivs: Vec<Iv> = xs.iter().map(|x| x.iv).collect();
         let known = ivs.iter().all(|i| i.known);
@@ -182,6 +191,9 @@ impl Checker<'_> {
     fn call_table(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
         let name = f.name.as_str();
         let Some(&tid) = self.table_idx.get(name) else {
+            if self.declared_in_unparsed(name) {
+                return Self::err_expr(span);
+            }
             let mut cands: Vec<String> = ["floor", "ceil", "round", "abs", "min", "max", "clamp", "len", "sqrt"]
                 .iter()
                 .map(|s| s.to_string())

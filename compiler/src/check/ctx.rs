@@ -79,6 +79,10 @@ pub(super) struct Checker<'a> {
     /// Tables whose kind could not be told (a bad matrix axis or enum key, already reported):
     /// their lookups are not checked further.
     pub(super) broken_tables: std::collections::BTreeSet<usize>,
+    /// Set when a file of this system failed to parse: what it probably declared. Checks that
+    /// need the whole system (unused tables and options) are skipped, and unknown names it
+    /// declares are not reported.
+    pub(super) unparsed: Option<super::names::Unparsed>,
 }
 
 impl<'a> Checker<'a> {
@@ -103,6 +107,7 @@ impl<'a> Checker<'a> {
             record_idx: BTreeMap::new(),
             option_spans: Vec::new(),
             broken_tables: Default::default(),
+            unparsed: None,
         }
     }
 

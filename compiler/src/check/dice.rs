@@ -49,7 +49,8 @@ impl Checker<'_> {
                 zero_based: true,
                 read: Read::Percentile,
                 reroll,
-                notation: "d100".into(),
+                // The trace shows its two faces, tens and units, each 0-9.
+                notation: rulebook_runtime::dice::PERCENTILE_NOTATION.into(),
             });
         }
         let notation = self.text_of(d.span);

@@ -7,7 +7,7 @@
 
 use super::bounds::*;
 use super::ctx::{Checker, Ctx};
-use super::types::{join_ty, strip_opt, to_dec};
+use super::types::{join_ty, numeric_join, strip_opt, to_dec};
 use crate::ast::{self, Agg, BinOp, CmpOp, Span};
 use crate::diag::did_you_mean;
 use crate::ir::*;
@@ -96,6 +96,9 @@ impl Checker<'_> {
     fn expr_option(&mut self, id: &ast::Ident, span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         if !self.option_idx.contains_key(&id.name) {
+            if self.declared_in_unparsed(&id.name) {
+                return Self::err_expr(span);
+            }
             let help = did_you_mean(&id.name, self.options.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(), "option");
             self.err(
                 "E0101",
@@ -118,7 +121,7 @@ impl Checker<'_> {
             Ty::EmptyList => Ty::Error,
             Ty::Error => Ty::Error,
             other => {
-                let tn = self.ty_name(other);
+                let tn = self.ty_shown(other);
                 self.err(
                     "E0201",
                     list.span,
@@ -157,7 +160,7 @@ impl Checker<'_> {
             Agg::Any | Agg::All => (Ty::Bool, Iv::UNKNOWN),
             Agg::Sum => {
                 if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Error) {
-                    let tn = self.ty_name(&be.ty);
+                    let tn = self.ty_shown(&be.ty);
                     self.err("E0201", body_span, format!("`sum` adds numbers, found {tn}"), "not a number", None);
                 }
                 let iv = if be.iv.known {
@@ -170,7 +173,7 @@ impl Checker<'_> {
             }
             Agg::Max | Agg::Min => {
                 if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Error) {
-                    let tn = self.ty_name(&be.ty);
+                    let tn = self.ty_shown(&be.ty);
                     self.err(
                         "E0201",
                         body_span,
@@ -186,7 +189,7 @@ impl Checker<'_> {
             Agg::First => (Ty::Opt(Box::new(elem_ty.clone())), Iv::UNKNOWN),
             Agg::Sort | Agg::SortDesc => {
                 if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Bool | Ty::Text | Ty::Enum(_) | Ty::Error) {
-                    let tn = self.ty_name(&be.ty);
+                    let tn = self.ty_shown(&be.ty);
                     self.err(
                         "E0201",
                         body_span,
@@ -204,6 +207,9 @@ impl Checker<'_> {
     fn expr_construct(&mut self, ctx: &mut Ctx, name: &ast::Ident, inits: &[(ast::Ident, ast::Expr)], span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         let Some(&ri) = self.record_idx.get(&name.name) else {
+            if self.declared_in_unparsed(&name.name) {
+                return Self::err_expr(span);
+            }
             let help = did_you_mean(
                 &name.name,
                 self.records.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
@@ -246,7 +252,7 @@ impl Checker<'_> {
             match given.remove(n) {
                 Some(e) => out.push((n.clone(), e)),
                 None => {
-                    let tn = self.ty_name(fty);
+                    let tn = self.ty_shown(fty);
                     self.err(
                         "E0202",
                         name.span,
@@ -266,7 +272,7 @@ impl Checker<'_> {
         let b = self.expr(ctx, base, None);
         let Ty::Rec(ri) = b.ty else {
             if b.ty != Ty::Error {
-                let tn = self.ty_name(&b.ty);
+                let tn = self.ty_shown(&b.ty);
                 self.err(
                     "E0201",
                     base.span,
@@ -314,7 +320,7 @@ impl Checker<'_> {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         let v = self.expr(ctx, x, None);
         if !matches!(v.ty, Ty::Int | Ty::Dec | Ty::Error) {
-            let tn = self.ty_name(&v.ty);
+            let tn = self.ty_shown(&v.ty);
             self.err("E0201", span, format!("cannot negate {tn}"), "not a number", None);
         }
         let iv = Iv {
@@ -377,7 +383,7 @@ impl Checker<'_> {
             Ty::List(t) => Some((**t).clone()),
             Ty::Error => None,
             other => {
-                let tn = self.ty_name(other);
+                let tn = self.ty_shown(other);
                 self.err(
                     "E0201",
                     list.span,
@@ -393,7 +399,7 @@ impl Checker<'_> {
             let ok =
                 self.assignable(&xe.ty, el) || self.assignable(&strip_opt(&xe.ty), el) || matches!((&xe.ty, el), (Ty::Key(_), Ty::Key(_)));
             if !ok {
-                let (a, b) = (self.ty_name(&xe.ty), self.ty_name(el));
+                let (a, b) = (self.ty_shown(&xe.ty), self.ty_shown(el));
                 self.err("E0201", x.span, format!("cannot look for {a} in a list of {b}"), "wrong type", None);
             }
         }
@@ -424,7 +430,7 @@ impl Checker<'_> {
             }
         };
         if !matches!(strip_opt(&xe.ty), Ty::Key(_) | Ty::Error) {
-            let tn = self.ty_name(&xe.ty);
+            let tn = self.ty_shown(&xe.ty);
             self.err(
                 "E0201",
                 x.span,
@@ -493,7 +499,7 @@ impl Checker<'_> {
             Ty::Opt(t) => (**t).clone(),
             Ty::Error => Ty::Error,
             other => {
-                let tn = self.ty_name(other);
+                let tn = self.ty_shown(other);
                 self.err(
                     "E0201",
                     l.span,
@@ -538,9 +544,13 @@ impl Checker<'_> {
             let b = self.coerce(b, &t);
             return mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), t, Iv::UNKNOWN);
         }
+        // A side already reported (an untyped `var`, an unknown name) says nothing more here.
+        if a.ty == Ty::Error || b.ty == Ty::Error {
+            return Self::err_expr(span);
+        }
         for x in [&a, &b] {
             if matches!(x.ty, Ty::Opt(_)) {
-                let tn = self.ty_name(&x.ty);
+                let tn = self.ty_shown(&x.ty);
                 self.err(
                     "E0201",
                     x.span,
@@ -551,7 +561,19 @@ impl Checker<'_> {
                 return Self::err_expr(span);
             }
         }
-        let mut ty = self.numeric_join(&a.ty, &b.ty, span);
+        // Each operand that is not a number is reported where it is, naming its type.
+        let what = match op {
+            BinOp::Add => "`+` adds numbers",
+            BinOp::Sub => "`-` subtracts numbers",
+            BinOp::Mul => "`*` multiplies numbers",
+            BinOp::Div => "`/` divides numbers",
+            _ => "`%` takes whole numbers",
+        };
+        let (a_ok, b_ok) = (self.expect_number(&a, what), self.expect_number(&b, what));
+        if !(a_ok && b_ok) {
+            return Self::err_expr(span);
+        }
+        let mut ty = numeric_join(&a.ty, &b.ty);
         if op == BinOp::Div && ty == Ty::Int {
             ty = Ty::Dec;
         }
@@ -616,14 +638,14 @@ mod tests {
         check_codes(&set("bool", "n in xs and not (n == 2)"), &[]);
         check_codes(&set("list int", "xs + [n]"), &[]);
         assert_eq!(only(&set("decimal", "n % 2.5"), "E0201").0, "`%` takes whole numbers");
-        assert_eq!(only(&set("int", "sum(v in n: v)"), "E0201").0, "`sum` needs a list, found int");
+        assert_eq!(only(&set("int", "sum(v in n: v)"), "E0201").0, "`sum` needs a list, found `int`");
     }
 
     #[test]
     fn coalesce_needs_an_optional() {
         assert_eq!(
             only(&set("int", "n ?? 0"), "E0201").0,
-            "`??` gives a fallback for an optional value, but this is int"
+            "`??` gives a fallback for an optional value, but this is `int`"
         );
     }
 }

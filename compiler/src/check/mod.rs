@@ -47,6 +47,12 @@ pub fn check(sources: &[SourceFile], files: &[(usize, ast::File)]) -> (Option<Pr
     let mut systems = Vec::new();
     for (folder, files) in by_system {
         let mut c = Checker::new(sources, &mut diags);
+        // The files of this folder that failed to parse (they have no AST).
+        for (i, s) in sources.iter().enumerate() {
+            if s.system == folder && !files.iter().any(|(fi, _)| *fi == i) {
+                c.unparsed.get_or_insert_with(Default::default).scan(&s.text);
+            }
+        }
         if let Some(sys) = c.system(folder, &files) {
             systems.push(sys);
         }

@@ -1,7 +1,8 @@
 //! Names: the folder's `system` declaration, then every enum, option, type alias, table,
 //! resolver, constant and record entering its namespace (pass 1), record fields, constant values,
 //! and the lookup of enum variants. Reserved words, duplicates and unknown names with "did you
-//! mean" are reported here.
+//! mean" are reported here. `Unparsed` reads what a file that failed to parse probably declares,
+//! so that the rest of its system is checked without false reports about it.
 //!
 //! Diagnostics owned here: E0103 (system declaration missing, repeated or misnamed), E0102
 //! (reserved word, defined twice, variants too alike), E0101 (unknown variant), and E0201 for a
@@ -11,7 +12,15 @@ use super::ctx::Checker;
 use crate::ast::{self, CellKind, Span};
 use crate::diag::did_you_mean;
 use crate::ir::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+fn article(what: &str) -> &'static str {
+    if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
 
 /// Names the generated Rust cannot use even as raw identifiers, or that it uses itself.
 pub(super) fn rust_ident_ok(name: &str) -> bool {
@@ -21,19 +30,127 @@ pub(super) fn rust_ident_ok(name: &str) -> bool {
     )
 }
 
+/// What a file that failed to parse would probably have declared, read from its text without the
+/// grammar, so that the rest of its system is checked without false reports about it: whether
+/// it declares the `system`, and the names of its items (`option x "..."`, `enum x { a, b }` with
+/// its variants, `type x =`, `const x`, `record x`, `table x`, `resolver x`, `policy x`).
+#[derive(Debug, Default)]
+pub(super) struct Unparsed {
+    pub(super) system: bool,
+    pub(super) names: BTreeSet<String>,
+}
+
+impl Unparsed {
+    pub(super) fn scan(&mut self, text: &str) {
+        let tokens = tokens(text);
+        let word = |i: usize| match tokens.get(i) {
+            Some(Tok::Word(w)) => Some(*w),
+            _ => None,
+        };
+        for (i, t) in tokens.iter().enumerate() {
+            let Tok::Word(kw) = t else { continue };
+            let Some(name) = word(i + 1) else { continue };
+            let next = tokens.get(i + 2);
+            let declares = match *kw {
+                "system" => {
+                    self.system = true;
+                    false
+                }
+                // `option x` is also how an expression reads an option; a declaration has a title.
+                "option" => matches!(next, Some(Tok::Str)),
+                "policy" => matches!(next, Some(Tok::Str) | Some(Tok::Punct('['))),
+                "type" => matches!(next, Some(Tok::Punct('='))),
+                "const" | "record" | "table" | "resolver" => true,
+                "enum" => {
+                    // The variants: each name after the `{` or a `,`, up to the `}`.
+                    let body = tokens[i + 2..].iter().skip_while(|t| **t != Tok::Punct('{'));
+                    let mut prev_sep = false;
+                    for t in body {
+                        match t {
+                            Tok::Punct('{') | Tok::Punct(',') => prev_sep = true,
+                            Tok::Punct('}') => break,
+                            Tok::Word(v) if prev_sep => {
+                                self.names.insert(v.to_string());
+                                prev_sep = false;
+                            }
+                            _ => prev_sep = false,
+                        }
+                    }
+                    true
+                }
+                _ => false,
+            };
+            if declares {
+                self.names.insert(name.to_string());
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok<'t> {
+    Word(&'t str),
+    Str,
+    Punct(char),
+}
+
+/// Words, strings and punctuation of rules text; comments, numbers and spaces are left out.
+fn tokens(text: &str) -> Vec<Tok<'_>> {
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '/' && chars.peek().is_some_and(|&(_, n)| n == '/') {
+            while chars.next_if(|&(_, n)| n != '\n').is_some() {}
+        } else if c == '"' {
+            while let Some((_, n)) = chars.next() {
+                match n {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' | '\n' => break,
+                    _ => {}
+                }
+            }
+            out.push(Tok::Str);
+        } else if c.is_ascii_alphabetic() || c == '_' || c.is_ascii_digit() {
+            let mut end = i + c.len_utf8();
+            while let Some((j, n)) = chars.next_if(|&(_, n)| n.is_ascii_alphanumeric() || n == '_') {
+                end = j + n.len_utf8();
+            }
+            if !c.is_ascii_digit() {
+                out.push(Tok::Word(&text[i..end]));
+            }
+        } else if !c.is_whitespace() {
+            out.push(Tok::Punct(c));
+        }
+    }
+    out
+}
+
 impl<'a> Checker<'a> {
+    /// E0102 for a name the generated code reserves for itself.
+    pub(super) fn reserved(&mut self, name: &ast::Ident, what: &str) {
+        self.err(
+            "E0102",
+            name.span,
+            format!("`{}` is a reserved word and cannot name {} {what}", name.name, article(what)),
+            "reserved word",
+            Some(crate::diag::reserved_word_help(&name.name)),
+        );
+    }
+
+    /// True when `name` is unknown only because the file that probably declares it failed to
+    /// parse: the syntax error is reported, so an "unknown name" would be a false second report.
+    pub(super) fn declared_in_unparsed(&self, name: &str) -> bool {
+        self.unparsed.as_ref().is_some_and(|u| u.names.contains(name))
+    }
+
     pub(super) fn defined(&mut self, name: &ast::Ident, seen: &mut BTreeMap<String, Span>, what: &str) -> bool {
         // `policy` names the generated code's policy parameter, so no resolver may take it.
         if matches!(what, "resolver" | "enum" | "record" | "table" | "type" | "option" | "constant")
             && (!rust_ident_ok(&name.name) || (what == "resolver" && name.name == "policy"))
         {
-            self.err(
-                "E0102",
-                name.span,
-                format!("`{}` is a reserved word and cannot name a {what}", name.name),
-                "reserved",
-                Some(format!("choose another name for this {what}")),
-            );
+            self.reserved(name, what);
             return false;
         }
         if let Some(prev) = seen.get(&name.name) {
@@ -79,6 +196,8 @@ impl<'a> Checker<'a> {
             .collect();
         let first_file = files.first().map(|(fi, _)| *fi).unwrap_or(0);
         let (name, title) = match systems.as_slice() {
+            // The declaration is in a file that failed to parse: check the rest under the folder's name.
+            [] if self.unparsed.as_ref().is_some_and(|u| u.system) => return Some((folder.to_string(), String::new())),
             [] => {
                 self.err(
                     "E0103",
@@ -155,13 +274,7 @@ impl<'a> Checker<'a> {
             for (v, doc) in &e.variants {
                 if self.defined(v, &mut vseen, "variant") {
                     if !rust_ident_ok(&v.name) {
-                        self.err(
-                            "E0102",
-                            v.span,
-                            format!("`{}` is reserved", v.name),
-                            "reserved word",
-                            Some("choose another variant name".into()),
-                        );
+                        self.reserved(v, "variant");
                     }
                     variants.push((v.name.clone(), doc.clone().unwrap_or_default()));
                 }
@@ -275,13 +388,7 @@ impl<'a> Checker<'a> {
                     let (ty, bounds) = self.type_expr(te);
                     if self.defined(f, &mut fseen, "field") {
                         if !rust_ident_ok(&f.name) {
-                            self.err(
-                                "E0102",
-                                f.span,
-                                format!("`{}` is a reserved name", f.name),
-                                "reserved",
-                                Some("choose another field name".into()),
-                            );
+                            self.reserved(f, "field");
                         }
                         out.push((f.name.clone(), ty, bounds));
                     }
@@ -385,5 +492,28 @@ mod tests {
     #[test]
     fn a_constant_is_a_plain_value() {
         check_codes("const c = [1, 2] [1]\n", &["E0201"]);
+    }
+
+    #[test]
+    fn reserved_words_suggest_another_name() {
+        let (msg, help) = only("enum e \"E\" [1] { a, dice }\n", "E0102");
+        assert_eq!(msg, "`dice` is a reserved word and cannot name a variant");
+        assert_eq!(
+            help,
+            "choose another name, such as `dice_` or one that says what it holds, like `damage_dice`"
+        );
+    }
+
+    #[test]
+    fn an_unparsed_file_is_read_for_the_names_it_declares() {
+        let mut u = super::Unparsed::default();
+        u.scan(
+            "system s \"S\"\n// enum not_me { x }\noption o \"O\" [1]\nenum e \"E\" [1] { a \"doc, with comma\", b }\n\
+             type t = int\nconst c = 1 [1]\nrecord rec { f: int }\ntable tab \"T\" [1] {}\n\
+             resolver r \"R\" [1] { if option o { } }\npolicy p \"P\" [1] {\n",
+        );
+        assert!(u.system);
+        let names: Vec<&str> = u.names.iter().map(|s| s.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "e", "o", "p", "r", "rec", "t", "tab"]);
     }
 }

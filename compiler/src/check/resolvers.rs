@@ -34,13 +34,7 @@ impl<'a> Checker<'a> {
     pub(super) fn param(&mut self, p: &ast::Param, output: bool) -> Option<Param> {
         let (ty, bounds) = self.type_expr(&p.ty);
         if !rust_ident_ok(&p.name.name) {
-            self.err(
-                "E0102",
-                p.name.span,
-                format!("`{}` is a reserved name", p.name.name),
-                "reserved",
-                Some("choose another name".into()),
-            );
+            self.reserved(&p.name, if output { "output" } else { "input" });
             return None;
         }
         if output && bounds.is_some() {
@@ -147,8 +141,10 @@ impl<'a> Checker<'a> {
         }
         // An optional rule that no resolver consults would be a switch that does nothing.
         let used: BTreeSet<usize> = all.iter().flatten().copied().collect();
+        // A file that failed to parse may be the one that reads it.
+        let all_seen = self.unparsed.is_none();
         for (oi, o) in self.options.clone().iter().enumerate() {
-            if !used.contains(&oi) {
+            if all_seen && !used.contains(&oi) {
                 if let Some(span) = self.option_spans.get(oi).copied() {
                     self.warn(
                         "W0004",

@@ -8,7 +8,7 @@
 
 use super::bounds::{add_iv, dice_iv, elem_iv};
 use super::ctx::{Checker, Ctx};
-use super::types::to_dec;
+use super::types::{numeric_join, to_dec};
 use crate::ast::{self, CmpOp, Span};
 use crate::diag::did_you_mean;
 use crate::ir::*;
@@ -95,7 +95,7 @@ impl<'a> Checker<'a> {
         let mut iv = v.iv;
         let ms = self.let_mods(ctx, mods, &mut ty, &mut iv);
         if !mods.is_empty() && !matches!(ty, Ty::Int | Ty::Dec | Ty::Error) {
-            let n = self.ty_name(&ty);
+            let n = self.ty_shown(&ty);
             self.err(
                 "E0201",
                 value.span,
@@ -144,7 +144,7 @@ impl<'a> Checker<'a> {
             match m {
                 ast::ModItem::One(one) => {
                     if let Some((mm, mty, miv)) = self.modifier(ctx, one) {
-                        *ty = self.numeric_join(ty, &mty, one.span);
+                        *ty = join_mod(ty, &mty);
                         *iv = add_iv(*iv, miv);
                         ms.push(mm);
                     }
@@ -154,7 +154,7 @@ impl<'a> Checker<'a> {
                     let mut giv: Option<Iv> = None;
                     for one in mods {
                         if let Some((mm, mty, miv)) = self.modifier(ctx, one) {
-                            *ty = self.numeric_join(ty, &mty, one.span);
+                            *ty = join_mod(ty, &mty);
                             giv = Some(giv.map_or(miv, |g| g.join(miv)));
                             group.push(mm);
                         }
@@ -363,7 +363,7 @@ impl<'a> Checker<'a> {
             },
             (_, Ty::Error) => Pattern::Wild,
             _ => {
-                let tn = self.ty_name(ty);
+                let tn = self.ty_shown(ty);
                 self.err(
                     "E0201",
                     pspan,
@@ -386,6 +386,11 @@ impl<'a> Checker<'a> {
         cite: &Option<ast::Cite>,
     ) -> Option<Stmt> {
         let Some(&callee) = self.resolver_idx.get(&resolver.name) else {
+            // Its outcome is unknown: later uses of `name` are not reported again.
+            ctx.bind(&name.name, Ty::Error, Iv::UNKNOWN, false);
+            if self.declared_in_unparsed(&resolver.name) {
+                return None;
+            }
             let help = did_you_mean(
                 &resolver.name,
                 self.resolvers.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
@@ -479,7 +484,7 @@ impl<'a> Checker<'a> {
                     span: resolver.span,
                 })
             } else {
-                let tn = self.ty_name(&p.ty);
+                let tn = self.ty_shown(&p.ty);
                 self.err(
                     "E0202",
                     resolver.span,
@@ -546,7 +551,7 @@ impl<'a> Checker<'a> {
             Ty::List(t) => (**t).clone(),
             Ty::Error => Ty::Error,
             other => {
-                let tn = self.ty_name(other);
+                let tn = self.ty_shown(other);
                 self.err("E0201", list.span, format!("`for` needs a list, found {tn}"), "not a list", None);
                 Ty::Error
             }
@@ -568,7 +573,7 @@ impl<'a> Checker<'a> {
     pub(super) fn modifier(&mut self, ctx: &mut Ctx, m: &ast::Modifier) -> Option<(Mod, Ty, Iv)> {
         let v = self.expr(ctx, &m.value, None);
         if !matches!(v.ty, Ty::Int | Ty::Dec | Ty::Error) {
-            let tn = self.ty_name(&v.ty);
+            let tn = self.ty_shown(&v.ty);
             self.err(
                 "E0201",
                 m.value.span,
@@ -655,6 +660,16 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// The type of a `let` after a modifier: a number joins the modifier's (`decimal` if either is);
+/// a base that is not a number keeps its type, for the one error that says so at the value.
+fn join_mod(base: &Ty, modifier: &Ty) -> Ty {
+    if matches!(base, Ty::Int | Ty::Dec) {
+        numeric_join(base, modifier)
+    } else {
+        base.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{check_codes, only};
@@ -683,7 +698,7 @@ mod tests {
         let (msg, help) = only(&src("p: 1"), "E0202");
         assert_eq!(
             (msg.as_str(), help.as_str()),
-            ("call to `a` is missing input `q` (int)", "add `q: ...` to the call")
+            ("call to `a` is missing input `q` (`int`)", "add `q: ...` to the call")
         );
         check_codes(&src("p: 1, q: 2, r: 3"), &["E0202"]);
     }

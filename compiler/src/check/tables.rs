@@ -152,6 +152,10 @@ impl Checker<'_> {
 
     /// W0001: a table no resolver, input type or other table refers to.
     pub(super) fn warn_unused_tables(&mut self, tables_ast: &[&ast::TableDecl]) {
+        // A file that failed to parse may be the one that uses it.
+        if self.unparsed.is_some() {
+            return;
+        }
         for (tid, t) in self.tables.iter().enumerate() {
             if !t.used {
                 if let Some(ta) = tables_ast.iter().find(|x| self.table_idx.get(&x.name.name) == Some(&tid)) {
@@ -176,13 +180,15 @@ impl Checker<'_> {
         for (n, te) in &t.columns {
             let (ty, _) = self.type_expr(te);
             if self.defined(n, &mut cseen, "column") {
-                if !rust_ident_ok(&n.name) || n.name == self.tables[tid].key_column {
+                if !rust_ident_ok(&n.name) {
+                    self.reserved(n, "column");
+                } else if n.name == self.tables[tid].key_column {
                     self.err(
                         "E0102",
                         n.span,
-                        format!("column name `{}` is reserved", n.name),
-                        "reserved",
-                        Some("choose another column name".into()),
+                        format!("column `{}` has the name of the key column", n.name),
+                        "named like the key",
+                        Some("the key column holds the row names; give this column another name".into()),
                     );
                 }
                 cols.push((n.name.clone(), ty));
@@ -369,6 +375,7 @@ impl Checker<'_> {
             (Ty::Error, _) => Const::None,
             _ => {
                 let want = self.ty_name(ty);
+                let shown = self.ty_shown(ty);
                 let found = match &c.kind {
                     CellKind::Int(_) => "a whole number",
                     CellKind::Dec(..) => "a decimal",
@@ -389,8 +396,8 @@ impl Checker<'_> {
                 self.err(
                     "E0201",
                     c.span,
-                    format!("expected {want}, found {found}"),
-                    format!("not {want}"),
+                    format!("expected {shown}, found {found}"),
+                    format!("not {shown}"),
                     help,
                 );
                 Const::None

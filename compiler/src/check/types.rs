@@ -12,6 +12,8 @@ use crate::ir::*;
 use std::collections::BTreeSet;
 
 impl Checker<'_> {
+    /// A type as the rules editor writes it (`int`, `list text`, `weapon`, `gadgets | pistols`,
+    /// `int?`), for text that quotes it: `declare the result as `{name}?``.
     pub(super) fn ty_name(&self, t: &Ty) -> String {
         match t {
             Ty::Int => "int".into(),
@@ -30,8 +32,30 @@ impl Checker<'_> {
             Ty::Row(t) => format!("row of `{}`", self.tables.get(*t).map(|t| t.name.as_str()).unwrap_or("")),
             Ty::Rec(r) => self.records.get(*r).map(|r| r.name.clone()).unwrap_or_default(),
             Ty::NoneLit => "none".into(),
-            Ty::EmptyList => "empty list".into(),
+            Ty::EmptyList => "[]".into(),
             Ty::Error => "?".into(),
+        }
+    }
+
+    /// A type in the prose of a message: in backticks as the rules editor writes it (`int`,
+    /// `list text`, `weapon`), or in words for what rules text cannot write as a type (the
+    /// outcome of a `call`, a table row, the literals `none` and `[]`).
+    pub(super) fn ty_shown(&self, t: &Ty) -> String {
+        fn writable(t: &Ty) -> bool {
+            match t {
+                Ty::Opt(i) | Ty::List(i) => writable(i),
+                Ty::Outcome(_) | Ty::Row(_) | Ty::NoneLit | Ty::EmptyList | Ty::Error => false,
+                _ => true,
+            }
+        }
+        match t {
+            Ty::Outcome(r) => format!("the outcome of `{}`", self.resolvers.get(*r).map(|r| r.name.as_str()).unwrap_or("")),
+            Ty::Row(t) => format!("a row of `{}`", self.tables.get(*t).map(|t| t.name.as_str()).unwrap_or("")),
+            Ty::NoneLit => "`none`".into(),
+            Ty::EmptyList => "an empty list `[]`".into(),
+            Ty::Error => "a value of unknown type".into(),
+            t if writable(t) => format!("`{}`", self.ty_name(t)),
+            t => self.ty_name(t),
         }
     }
 
@@ -116,8 +140,10 @@ impl Checker<'_> {
                     self.alias_stack.pop();
                     return r;
                 }
-                let help = did_you_mean(name, self.type_names().iter().map(|s| s.as_str()).collect::<Vec<_>>(), "type");
-                self.err("E0101", a.name.span, format!("unknown type `{name}`"), "not a type", Some(help));
+                if !self.declared_in_unparsed(name) {
+                    let help = did_you_mean(name, self.type_names().iter().map(|s| s.as_str()).collect::<Vec<_>>(), "type");
+                    self.err("E0101", a.name.span, format!("unknown type `{name}`"), "not a type", Some(help));
+                }
                 (Ty::Error, None)
             }
         }
@@ -158,17 +184,15 @@ impl Checker<'_> {
         (ty, bounds)
     }
 
-    pub(super) fn numeric_join(&mut self, a: &Ty, b: &Ty, span: Span) -> Ty {
-        match (a, b) {
-            (Ty::Int, Ty::Int) => Ty::Int,
-            (Ty::Int | Ty::Dec, Ty::Int | Ty::Dec) => Ty::Dec,
-            (Ty::Error, _) | (_, Ty::Error) => Ty::Error,
-            _ => {
-                let (an, bn) = (self.ty_name(a), self.ty_name(b));
-                self.err("E0201", span, format!("expected numbers, found {an} and {bn}"), "not numbers", None);
-                Ty::Error
-            }
+    /// E0201 at the value itself unless it is a number (or already reported); `what` says who
+    /// needs the number: "`+` adds numbers", "`max` compares numbers".
+    pub(super) fn expect_number(&mut self, e: &Expr, what: &str) -> bool {
+        if matches!(e.ty, Ty::Int | Ty::Dec | Ty::Error) {
+            return true;
         }
+        let tn = self.ty_shown(&e.ty);
+        self.err("E0201", e.span, format!("{what}, found {tn}"), format!("this is {tn}"), None);
+        false
     }
 
     pub(super) fn assignable(&self, from: &Ty, to: &Ty) -> bool {
@@ -227,7 +251,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn mismatch(&mut self, e: Expr, want: &Ty) -> Expr {
-        let (wn, fnm) = (self.ty_name(want), self.ty_name(&e.ty));
+        let (wn, fnm) = (self.ty_shown(want), self.ty_shown(&e.ty));
         let help = match (&e.ty, want) {
             (Ty::Dec, Ty::Int) => Some("round explicitly: `floor(x)`, `ceil(x)` or `round(x)`".to_string()),
             (Ty::Opt(_), _) => Some("give a fallback for none: `value ?? 0`".to_string()),
@@ -282,7 +306,7 @@ impl Checker<'_> {
             _ => false,
         };
         if !ok {
-            let (a, b) = (self.ty_name(&l.ty), self.ty_name(&r.ty));
+            let (a, b) = (self.ty_shown(&l.ty), self.ty_shown(&r.ty));
             self.err(
                 "E0201",
                 span,
@@ -302,6 +326,16 @@ pub(super) fn strip_opt(t: &Ty) -> Ty {
     match t {
         Ty::Opt(i) => (**i).clone(),
         t => t.clone(),
+    }
+}
+
+/// The type of arithmetic on two numbers: `int` when both are, else `decimal`; `Error` when
+/// either is not a number (reported where it was found).
+pub(super) fn numeric_join(a: &Ty, b: &Ty) -> Ty {
+    match (a, b) {
+        (Ty::Int, Ty::Int) => Ty::Int,
+        (Ty::Int | Ty::Dec, Ty::Int | Ty::Dec) => Ty::Dec,
+        _ => Ty::Error,
     }
 }
 
@@ -355,7 +389,7 @@ mod tests {
     fn a_decimal_is_not_an_int() {
         let src = "resolver r \"R\" [1] {\n  in cost: decimal\n  out x: int\n  set x = 8 + cost\n}\n";
         let (msg, help) = only(src, "E0201");
-        assert_eq!(msg, "expected int, found decimal");
+        assert_eq!(msg, "expected `int`, found `decimal`");
         assert_eq!(help, "round explicitly: `floor(x)`, `ceil(x)` or `round(x)`");
     }
 
@@ -377,6 +411,25 @@ mod tests {
     #[test]
     fn only_numbers_are_ordered() {
         let src = "resolver r \"R\" [1] {\n  in a: text\n  out x: bool\n  set x = a < \"b\"\n}\n";
-        assert_eq!(only(src, "E0201").0, "cannot compare text with text");
+        assert_eq!(only(src, "E0201").0, "cannot compare `text` with `text`");
+    }
+
+    #[test]
+    fn a_value_that_is_no_number_is_named_where_it_is() {
+        let src = "enum e \"E\" [1] { a, b }\nresolver r \"R\" [1] {\n  in k: e\n  in n: int 0..5\n  out x: int\n  set x = n + k\n}\n";
+        let d = super::super::testing::diagnostics(src);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(d[0].message, "`+` adds numbers, found `e`");
+        let full = format!("system t \"Test\"\n{src}");
+        assert_eq!(&full[d[0].span.start..d[0].span.end], "k");
+        // `max` names only the argument that is not a number.
+        let src = "enum e \"E\" [1] { a, b }\nresolver r \"R\" [1] {\n  in k: e\n  in n: int 0..5\n  out x: int\n  set x = max(n, k)\n}\n";
+        assert_eq!(only(src, "E0201").0, "`max` compares numbers, found `e`");
+    }
+
+    #[test]
+    fn types_read_as_they_are_written() {
+        let src = "resolver r \"R\" [1] {\n  in a: list text = []\n  out x: list int = []\n  set x = a\n}\n";
+        assert_eq!(only(src, "E0201").0, "expected `list int`, found `list text`");
     }
 }
