@@ -457,18 +457,22 @@ impl Sys {
             }
             Stmt::Call { var, resolver, args, .. } => {
                 let callee = &self.ir.resolvers[*resolver];
-                let mut values: Vec<Option<V>> = vec![None; callee.inputs.len()];
+                let mut values: Vec<V> = vec![V::None; callee.inputs.len()];
+                let mut given = 0;
                 for (n, e) in args {
                     let v = self.expr(e, f, trace)?;
                     if let Some(i) = callee.inputs.iter().position(|p| p.name == *n) {
-                        values[i] = Some(v);
+                        values[i] = v;
+                        given += 1;
                     }
                 }
-                let values: Vec<V> = values
-                    .into_iter()
-                    .zip(&callee.inputs)
-                    .map(|(v, p)| v.ok_or_else(|| Error::internal(format!("interpreter: call without input `{}`", p.name))))
-                    .collect::<Result<_, _>>()?;
+                // The checker gives every input (the generated struct literal needs them all).
+                if given != callee.inputs.len() {
+                    return Err(Error::internal(format!(
+                        "interpreter: call of `{}` without all its inputs",
+                        callee.name
+                    )));
+                }
                 let o = self.run(*resolver, dice, trace, &values)?;
                 f.locals.push((var.as_str(), o));
             }
@@ -732,11 +736,12 @@ impl Sys {
                 field(&bv, name).cloned()
             }
             ExprKind::Lookup { table, args } => {
-                let mut vs = Vec::with_capacity(args.len());
-                for a in args {
-                    vs.push(self.expr(a, f, trace)?);
+                // One or two arguments (a range index; a matrix's row and column): no allocation.
+                let mut vs = [V::None, V::None];
+                for (slot, a) in vs.iter_mut().zip(args) {
+                    *slot = self.expr(a, f, trace)?;
                 }
-                self.lookup(*table, &vs, trace)
+                self.lookup(*table, &vs[..args.len().min(2)], trace)
             }
             ExprKind::Func(func, args) => self.func(func, args, f, trace),
             ExprKind::Agg { kind, var, list: l, body } => self.agg(*kind, var, l, body, f, trace),
@@ -915,47 +920,48 @@ impl Sys {
     }
 
     fn func<T: Trace>(&self, func: &Func, args: &'static [Expr], f: &mut Frame, trace: &mut T) -> Result<V, Error> {
-        let mut vs = Vec::with_capacity(args.len() + 1);
-        // `clamp(x, lo, hi)` is generated as `min(max(x, lo), max(lo, hi))`: `lo` is evaluated twice.
-        let order: Vec<usize> = match func {
-            Func::Clamp => vec![0, 1, 1, 2],
-            _ => (0..args.len()).collect(),
-        };
-        for i in order {
+        let arg = |i: usize, f: &mut Frame, trace: &mut T| -> Result<V, Error> {
             let a = args.get(i).ok_or_else(|| Error::internal("interpreter: missing argument"))?;
-            vs.push(self.expr(a, f, trace)?);
-        }
-        let first = vs.first().cloned().unwrap_or(V::None);
+            self.expr(a, f, trace)
+        };
         match func {
-            Func::Floor => Ok(match first {
+            Func::Floor => Ok(match arg(0, f, trace)? {
                 V::Dec(d) => V::Int(d.floor()),
                 v => v,
             }),
-            Func::Ceil => Ok(match first {
+            Func::Ceil => Ok(match arg(0, f, trace)? {
                 V::Dec(d) => V::Int(d.ceil()),
                 v => v,
             }),
-            Func::Round => Ok(match first {
+            Func::Round => Ok(match arg(0, f, trace)? {
                 V::Dec(d) => V::Int(d.round_half_up()),
                 v => v,
             }),
-            Func::Abs => Ok(match first {
+            Func::Abs => Ok(match arg(0, f, trace)? {
                 V::Dec(d) => V::Dec(if d < Dec::ZERO { d.checked_neg()? } else { d }),
                 v => V::Int(int(&v)?.checked_abs().ok_or(Error::Overflow)?),
             }),
-            Func::Sqrt => Ok(V::Int(rt::isqrt(int(&first)?)?)),
-            Func::Len => match first {
+            Func::Sqrt => Ok(V::Int(rt::isqrt(int(&arg(0, f, trace)?)?)?)),
+            Func::Len => match arg(0, f, trace)? {
                 V::List(xs) => Ok(V::Int(xs.len() as i64)),
                 _ => Err(Error::internal("interpreter: len of a non-list")),
             },
-            Func::Min => Ok(vs.into_iter().reduce(|a, b| if b < a { b } else { a }).unwrap_or(V::None)),
-            Func::Max => Ok(vs.into_iter().reduce(|a, b| if b >= a { b } else { a }).unwrap_or(V::None)),
+            // Folded left to right, as generated `min(min(a, b), c)`.
+            Func::Min | Func::Max => {
+                let mut acc = arg(0, f, trace)?;
+                for i in 1..args.len() {
+                    let b = arg(i, f, trace)?;
+                    let take = if matches!(func, Func::Min) { b < acc } else { b >= acc };
+                    if take {
+                        acc = b;
+                    }
+                }
+                Ok(acc)
+            }
+            // Generated as `min(max(x, lo), max(lo, hi))`: `lo` is evaluated twice.
             Func::Clamp => {
-                let mut it = vs.into_iter();
-                let (x, lo, lo2, hi) = (it.next(), it.next(), it.next(), it.next());
-                let (Some(x), Some(lo), Some(lo2), Some(hi)) = (x, lo, lo2, hi) else {
-                    return Err(Error::internal("interpreter: clamp needs three arguments"));
-                };
+                let (x, lo) = (arg(0, f, trace)?, arg(1, f, trace)?);
+                let (lo2, hi) = (arg(1, f, trace)?, arg(2, f, trace)?);
                 let a = if lo >= x { lo } else { x };
                 let b = if hi >= lo2 { hi } else { lo2 };
                 Ok(if b < a { b } else { a })
