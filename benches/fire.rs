@@ -23,8 +23,6 @@ use rulebook_runtime::{self as rt, Dice, DiceSpec, Key, NoTrace, Read, Recorder,
 
 /// `const los_blocking_size` (turn.rules, 6.21).
 const LOS_BLOCKING_SIZE: i64 = 6;
-/// `const metres_per_three_hexes` (turn.rules, 11.0): a hex is 1 1/3 m.
-const METRES_PER_THREE_HEXES: i64 = 4;
 
 const D4D6: DiceSpec = DiceSpec::new(4, 6);
 const D2D6: DiceSpec = DiceSpec::new(2, 6);
@@ -220,13 +218,8 @@ fn fire_ref<D: Dice + ?Sized>(dice: &mut D, ids: &Ids, inp: &FireInputs) -> Resu
     if inp.obstacle_size >= LOS_BLOCKING_SIZE {
         return Err(RefError::Rejected);
     }
-    // The RANGE column is the maximum range: range_m outdoors, else hexes at 1 1/3 m, rounded up.
-    let distance_m = if inp.range_m > 0 {
-        inp.range_m
-    } else {
-        (inp.range_hexes * METRES_PER_THREE_HEXES + 2) / 3
-    };
-    if distance_m > w.range_m {
+    // The RANGE column is the maximum range outdoors (range_m); indoors every target is in range (6.1).
+    if inp.range_m > 0 && inp.range_m > w.range_m {
         return Err(RefError::Rejected);
     }
 

@@ -27,21 +27,28 @@ fn a_target_beyond_the_maximum_range_cannot_be_fired_at() {
     }
 }
 
-/// 11.0: a hex is 1 1/3 m (nine hexes are 4 m across). Inside a structure the Hanza's 50 m are 37
-/// hexes and a third: 37 hexes (49 1/3 m) are in range, 38 (50 2/3 m) are not.
+/// 6.1: inside structures every target is in range; outdoors the RANGE column holds.
 #[test]
-fn indoors_the_range_counts_hexes_at_one_and_a_third_metres() {
-    let at = |hexes: &str| {
-        resolve(
-            "starleader.to_hit",
-            &[("weapon", "Hanza 6/-3"), ("range_hexes", hexes)],
-            "",
-            &[6, 6, 6, 6],
-        )
-    };
-    assert_eq!(field(&at("37").unwrap(), "result"), "miss");
-    let why = refusals(attempt("starleader.to_hit", &[("weapon", "Hanza 6/-3"), ("range_hexes", "38")], ""));
+fn inside_structures_every_target_is_in_range() {
+    // 6.1: "For weapon fire inside structures all targets are considered in range": a distance in
+    // hexes (1 1/3 m each, 11.0) is never refused, even past the Hanza's 50 m.
+    let r = resolve(
+        "starleader.to_hit",
+        &[("weapon", "Hanza 6/-3"), ("range_hexes", "60")],
+        "",
+        &[6, 6, 6, 6],
+    );
+    assert_eq!(field(&r.unwrap(), "result"), "miss");
+    // Outdoors the RANGE column holds, whatever the options: 51 m is beyond the Hanza's 50 m.
+    let why = refusals(attempt("starleader.to_hit", &[("weapon", "Hanza 6/-3"), ("range_m", "51")], ""));
     assert!(why.iter().any(|m| m.contains("51 m") && m.contains("maximum range")), "{why:?}");
+    assert!(resolve(
+        "starleader.to_hit",
+        &[("weapon", "Hanza 6/-3"), ("range_m", "50")],
+        "",
+        &[6, 6, 6, 6]
+    )
+    .is_ok());
 }
 
 // ------------------------------------------------------------------ mounted weapons (7.1)
