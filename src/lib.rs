@@ -1,8 +1,7 @@
 //! rulebook: tabletop combat rules compiled from `rules-src/` into typed, exact, explainable resolvers.
 //!
-//! Each rule system is a module (`rulebook::starleader`, ...) of generated code: enums, table
-//! statics and resolver functions generic over the dice source and the trace sink. [`SYSTEMS`]
-//! lists them all for dynamic use (the CLI).
+//! The front page below is `docs/library.md`; its examples run as doc tests.
+#![doc = include_str!("../docs/library.md")]
 #![forbid(unsafe_code)]
 
 /// Rules loaded from a folder at run time and run by the interpreter (house rules, editors).

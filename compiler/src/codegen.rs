@@ -123,6 +123,7 @@ impl<'a> Gen<'a> {
             m.raw(s);
         }
         m.raw(self.registry());
+        m.raw(self.keys_module());
         let doc = format!("//! {} — compiled from `rules-src/{}/`.", sys.title, sys.name);
         Ok(format!(
             "#[allow(dead_code, unused_labels, unused_variables, unused_mut, unused_assignments, unreachable_patterns, unused_parens, clippy::all, reason = \"generated code: labels, bindings and match arms follow the rules text one to one\")]\npub mod {} {{\n{doc}\n{}\n}}",
@@ -275,7 +276,7 @@ impl<'a> Gen<'a> {
             .map(|(i, (v, _))| format!("{name}::{} => {i},", camel(v)))
             .collect();
         format!(
-            "{}\nimpl rt::EnumType for {name} {{\n const TYPE_NAME: &'static str = {};\n const VARIANTS: &'static [&'static str] = &[{}];\n fn from_index(i: usize) -> Option<Self> {{ match i {{ {} _ => None }} }}\n fn index(self) -> usize {{ match self {{ {} }} }}\n}}\npub static ENUM_{}: rt::EnumInfo = rt::EnumInfo {{ name: {}, variants: &[{}] }};",
+            "{}\nimpl rt::EnumType for {name} {{\n const TYPE_NAME: &'static str = {};\n const VARIANTS: &'static [&'static str] = &[{}];\n fn from_index(i: usize) -> Option<Self> {{ match i {{ {} _ => None }} }}\n fn index(self) -> usize {{ match self {{ {} }} }}\n}}\npub static ENUM_{}: rt::EnumInfo = rt::EnumInfo {{ name: {}, variants: &[{}] }};\n/// Serialized as the variant's name in the rules (`{}`, ...), as `rulebook roll --json` prints it.\nimpl rt::serde::Serialize for {name} {{ fn serialize<RtSerializer: rt::serde::Serializer>(&self, serializer: RtSerializer) -> Result<RtSerializer::Ok, RtSerializer::Error> {{ serializer.serialize_str(rt::EnumType::name(*self)) }} }}",
             s.to_string(),
             lit(&e.name),
             variants.join(", "),
@@ -283,7 +284,8 @@ impl<'a> Gen<'a> {
             idx.join(" "),
             upper(&e.name),
             lit(&e.name),
-            variants.join(", ")
+            variants.join(", "),
+            e.variants.first().map(|(v, _)| v.as_str()).unwrap_or("")
         )
     }
 
@@ -359,7 +361,7 @@ impl<'a> Gen<'a> {
             })
             .collect();
         format!(
-            "{}\nimpl {name} {{\n /// A record with every field at its zero value (or nearest bound).\n pub fn blank() -> Self {{ {name} {{ {} }} }}\n pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }}\n pub fn from_value(v: &rt::Value, name: &str) -> Result<Self, rt::Error> {{ let rt::Value::Record(fields) = v else {{ return Err(rt::Error::BadValue {{ input: name.to_string(), text: v.to_string(), expected: {}.to_string() }}); }}; Ok({name} {{ {} }}) }}\n}}\npub static RECORD_{}: rt::RecordInfo = rt::RecordInfo {{ name: {}, fields: &[{}] }};",
+            "{}\nimpl {name} {{\n /// A record with every field at its zero value (or nearest bound).\n pub fn blank() -> Self {{ {name} {{ {} }} }}\n pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }}\n pub fn from_value(v: &rt::Value, name: &str) -> Result<Self, rt::Error> {{ let rt::Value::Record(fields) = v else {{ return Err(rt::Error::BadValue {{ input: name.to_string(), text: v.to_string(), expected: {}.to_string() }}); }}; Ok({name} {{ {} }}) }}\n}}\npub static RECORD_{}: rt::RecordInfo = rt::RecordInfo {{ name: {}, fields: &[{}] }};\n{}",
             s.to_string(),
             blank.join(", "),
             vals.join(", "),
@@ -367,7 +369,8 @@ impl<'a> Gen<'a> {
             reads.join(", "),
             upper(&r.name),
             lit(&r.name),
-            infos.join(", ")
+            infos.join(", "),
+            serialize_via_value(&name)
         )
     }
 
@@ -625,10 +628,10 @@ impl<'a> Gen<'a> {
         let mut out = String::new();
         // Inputs struct.
         let mut ins = codegen::Struct::new(&format!("{cname}Inputs"));
-        ins.vis("pub")
-            .derive("Clone")
-            .derive("Debug")
-            .doc(&format!("Inputs of `{}` ({}).", r.name, r.title));
+        ins.vis("pub").derive("Clone").derive("Debug").derive("PartialEq").doc(&format!(
+            "Inputs of `{}` ({}): `new` takes the inputs without a default, `with_…` sets any other.",
+            r.name, r.title
+        ));
         for p in &r.inputs {
             let f = ins.new_field(raw_ident(&p.name), self.rty(&p.ty)).vis("pub");
             let doc = if p.doc.is_empty() { p.name.clone() } else { p.doc.clone() };
@@ -654,16 +657,22 @@ impl<'a> Gen<'a> {
         s.push_struct(outs);
         out.push_str(&s.to_string());
         // from_values / to_value.
+        // An input left out of the map takes its declared default, as `bind_inputs` gives it.
         let reads: Vec<String> = r
             .inputs
             .iter()
-            .map(|p| format!("{}: {},", raw_ident(&p.name), self.read_input(&p.name, &p.ty)))
+            .map(|p| match &p.default {
+                Some(d) => format!(
+                    "{}: match m.get({}) {{ None => {}, Some(_) => {} }},",
+                    raw_ident(&p.name),
+                    lit(&p.name),
+                    self.konst(d, &p.ty, false),
+                    self.read_input(&p.name, &p.ty)
+                ),
+                None => format!("{}: {},", raw_ident(&p.name), self.read_input(&p.name, &p.ty)),
+            })
             .collect();
-        let _ = writeln!(
-            out,
-            "\nimpl {cname}Inputs {{ pub fn from_values(m: &rt::Inputs) -> Result<Self, rt::Error> {{ Ok({cname}Inputs {{ {} }}) }} }}",
-            reads.join(" ")
-        );
+        out.push_str(&self.inputs_api(rid, r, &reads));
         let fields: Vec<String> = r
             .outputs
             .iter()
@@ -677,8 +686,9 @@ impl<'a> Gen<'a> {
             .collect();
         let _ = writeln!(
             out,
-            "impl {cname}Outcome {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}",
-            fields.join(", ")
+            "impl {cname}Outcome {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}\n{}",
+            fields.join(", "),
+            serialize_via_value(&format!("{cname}Outcome"))
         );
         // The resolver.
         let mut body = String::new();
@@ -765,6 +775,122 @@ impl<'a> Gen<'a> {
         );
         let _ = rid;
         Ok(out)
+    }
+
+    /// The application's side of a resolver's inputs: `from_values` (a bound map; absent inputs
+    /// take their defaults), `new` (the inputs without a default are its arguments, the others
+    /// take their defaults), a `with_…` setter per input, `parse` (text as `--set` gives it, with
+    /// "did you mean") and `to_values`; `Default` when every input has a default.
+    fn inputs_api(&self, rid: usize, r: &ResolverDef, reads: &[String]) -> String {
+        let cname = camel(&r.name);
+        let ty = format!("{cname}Inputs");
+        let mut o = String::new();
+        let required: Vec<&Param> = r.inputs.iter().filter(|p| p.default.is_none()).collect();
+        let args: Vec<String> = required
+            .iter()
+            .map(|p| format!("{}: {}", raw_ident(&p.name), self.rty(&p.ty)))
+            .collect();
+        let inits: Vec<String> = r
+            .inputs
+            .iter()
+            .map(|p| match &p.default {
+                Some(d) => format!("{}: {}", raw_ident(&p.name), self.konst(d, &p.ty, false)),
+                None => raw_ident(&p.name),
+            })
+            .collect();
+        let new_doc = if required.is_empty() {
+            "Every input at its default.".to_string()
+        } else {
+            let names: Vec<String> = required.iter().map(|p| format!("`{}` ({})", p.name, self.ty_text(&p.ty))).collect();
+            format!(
+                "The inputs without a default, {}; every other input at its default (change one with its `with_…` setter).",
+                names.join(", ")
+            )
+        };
+        let _ = writeln!(
+            o,
+            "\nimpl {ty} {{\n/// Typed inputs from dynamic values (`rt::bind_inputs` gives them); an input the map leaves out\n/// takes its default, and one without a default is `rt::Error::MissingInput`.\npub fn from_values(m: &rt::Inputs) -> Result<Self, rt::Error> {{ Ok({ty} {{ {} }}) }}\n/// {new_doc}\npub fn new({}) -> Self {{ {ty} {{ {} }} }}",
+            reads.join(" "),
+            args.join(", "),
+            inits.join(", ")
+        );
+        for p in &r.inputs {
+            let what = if p.doc.is_empty() { String::new() } else { format!(": {}", p.doc) };
+            let default = match &p.default {
+                Some(d) => format!(" (default `{}`)", self.const_text(d)),
+                None => String::new(),
+            };
+            let cite = if p.cite.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", p.cite)
+            };
+            let _ = writeln!(
+                o,
+                "/// Sets `{n}`{what}{default}{cite}.\npub fn with_{n}(mut self, value: {t}) -> Self {{ self.{f} = value; self }}",
+                n = p.name,
+                t = self.rty(&p.ty),
+                f = raw_ident(&p.name)
+            );
+        }
+        let vals: Vec<String> = r
+            .inputs
+            .iter()
+            .map(|p| {
+                format!(
+                    "m.insert({}.to_string(), {});",
+                    lit(&p.name),
+                    self.to_value(&format!("self.{}", raw_ident(&p.name)), &p.ty)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "/// Inputs from text, as `rulebook roll --set NAME=TEXT` takes them: keys by name or alias\n/// (case and separators ignored), enums by variant, lists comma-separated; every input not given\n/// takes its default. Unknown names and keys are `rt::Error::Unknown` with the nearest choices.\npub fn parse(sets: &[(&str, &str)]) -> Result<Self, rt::Error> {{ let info = SYSTEM.resolvers.get({rid}).ok_or_else(|| rt::Error::Internal {{ message: {missing}.to_string() }})?; let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(); Self::from_values(&rt::bind_inputs(info, &sets, None)?) }}\n/// Inputs from YAML text, a mapping of input names to values (as `rulebook roll --input FILE.yaml`\n/// reads them); every input not given takes its default.\npub fn from_yaml(yaml: &str) -> Result<Self, rt::Error> {{ let info = SYSTEM.resolvers.get({rid}).ok_or_else(|| rt::Error::Internal {{ message: {missing}.to_string() }})?; Self::from_values(&rt::bind_yaml(info, yaml)?) }}\n/// The inputs as dynamic values (what `from_values` reads back).\npub fn to_values(&self) -> rt::Inputs {{ let mut m = rt::Inputs::new(); {} m }}\n}}",
+            vals.join(" "),
+            missing = lit(&format!("resolver {} is missing from the registry", r.name)),
+        );
+        if required.is_empty() {
+            let _ = writeln!(o, "impl Default for {ty} {{ fn default() -> Self {{ Self::new() }} }}");
+        }
+        o
+    }
+
+    /// `keys`: a constant per row of every keyed table (`keys::PISTOLS_GHAZI_10_7`, the table's name
+    /// and the key in capitals, other characters `_`; a name taken twice gets its row number), and
+    /// `keys::parse`, a row by its table's name and its key or alias text.
+    fn keys_module(&self) -> String {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut consts = String::new();
+        for (tid, t) in self.sys.tables.iter().enumerate() {
+            if !matches!(t.kind, TableKind::Keyed) {
+                continue;
+            }
+            for (row, r) in t.rows.iter().enumerate() {
+                let mut name = const_ident(&format!("{}_{}", t.name, r.label));
+                if !seen.insert(name.clone()) {
+                    let mut n = 1usize;
+                    loop {
+                        let cand = format!("{name}_{row}{}", if n > 1 { format!("_{n}") } else { String::new() });
+                        if seen.insert(cand.clone()) {
+                            name = cand;
+                            break;
+                        }
+                        n += 1;
+                    }
+                }
+                let _ = writeln!(
+                    consts,
+                    "/// {} in `{}`.\npub const {name}: rt::Key = rt::Key {{ table: {tid}, row: {row}, name: {} }};",
+                    lit(&r.label),
+                    t.name,
+                    lit(&r.label)
+                );
+            }
+        }
+        format!(
+            "/// The rows of the keyed tables as typed keys, for the inputs of type `key of …`.\npub mod keys {{\nuse super::rt;\n{consts}/// The row of the keyed table `table` whose key or alias is `text` (case and separators ignored);\n/// an unknown table or key is `rt::Error::Unknown` with the nearest choices.\npub fn parse(table: &str, text: &str) -> Result<rt::Key, rt::Error> {{ super::SYSTEM.key(table, text) }}\n}}"
+        )
     }
 
     fn read_input(&self, name: &str, t: &Ty) -> String {
@@ -1715,4 +1841,31 @@ fn is_copy(t: &Ty) -> bool {
         Ty::Opt(i) => is_copy(i),
         _ => false,
     }
+}
+
+/// `impl Serialize` for a generated type with `to_value`: the same JSON as the CLI's.
+fn serialize_via_value(ty: &str) -> String {
+    format!(
+        "/// Serialized as its dynamic value (`to_value`): the same JSON as `rulebook roll --json`.\nimpl rt::serde::Serialize for {ty} {{ fn serialize<RtSerializer: rt::serde::Serializer>(&self, serializer: RtSerializer) -> Result<RtSerializer::Ok, RtSerializer::Error> {{ rt::serde::Serialize::serialize(&self.to_value(), serializer) }} }}"
+    )
+}
+
+/// A constant's name from rules text: ASCII letters and digits in capitals, every run of other
+/// characters one `_`; a leading digit gets a `_` before it.
+fn const_ident(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_uppercase());
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
 }

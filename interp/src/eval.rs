@@ -171,12 +171,17 @@ impl Sys {
     }
 
     /// Reads a resolver's typed inputs out of bound dynamic inputs, as generated `from_values` does
-    /// (the same checks, the same errors), giving them in declaration order.
+    /// (the same checks, the same errors; an input the map leaves out takes its default), giving
+    /// them in declaration order.
     pub fn read_inputs(&self, rid: usize, m: &rt::Inputs) -> Result<Vec<V>, Error> {
-        let r = &self.ir.resolvers[rid];
+        let ir: &'static ir::System = self.ir;
+        let r = &ir.resolvers[rid];
         r.inputs
             .iter()
-            .map(|p| Ok(V::from_value(&self.read_input(m, &p.name, &p.ty)?)))
+            .map(|p| match (&p.default, m.get(&p.name)) {
+                (Some(d), None) => Ok(konst(ir, d, &p.ty)),
+                _ => Ok(V::from_value(&self.read_input(m, &p.name, &p.ty)?)),
+            })
             .collect()
     }
 

@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::num::Dec;
-use crate::registry::{ResolverInfo, TableInfo, Ty};
+use crate::registry::{ResolverInfo, SystemInfo, TableInfo, Ty};
 use crate::value::{Inputs, Key, Value};
 use std::collections::BTreeMap;
 
@@ -141,6 +141,50 @@ fn parse_key(tables: &[&TableInfo], t: &str) -> Result<Value, Error> {
         name: t.into(),
         nearest: near,
     })
+}
+
+/// Binds inputs written as YAML text, a mapping of input names to values (what
+/// `rulebook roll --input FILE.yaml` reads), as `bind_inputs` binds them; text that is not YAML is
+/// `Error::BadValue` carrying the parser's message.
+pub fn bind_yaml(r: &ResolverInfo, yaml: &str) -> Result<Inputs, Error> {
+    let v: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| Error::BadValue {
+        input: "input YAML".into(),
+        text: e.to_string(),
+        expected: "a mapping of input names to values".into(),
+    })?;
+    bind_inputs(r, &[], Some(&v))
+}
+
+impl TableInfo {
+    /// The row of this keyed table whose key or alias is `text`, compared as `--set` does (exact,
+    /// then case-insensitively with spaces, hyphens, dots and underscores normalised). Otherwise
+    /// `Error::Unknown` with the nearest keys ("did you mean").
+    pub fn key(&self, text: &str) -> Result<Key, Error> {
+        match parse_key(&[self], text.trim())? {
+            Value::Key(k) => Ok(k),
+            other => Err(Error::internal(format!("table {} gave {other} for a key", self.name))),
+        }
+    }
+}
+
+impl SystemInfo {
+    /// The row of the keyed table named `table` whose key or alias is `text` (see
+    /// [`TableInfo::key`]); an unknown table, or one that is not keyed, is `Error::Unknown` with
+    /// the nearest keyed tables.
+    pub fn key(&self, table: &str, text: &str) -> Result<Key, Error> {
+        let keyed: Vec<&'static TableInfo> = self.tables.iter().filter(|t| t.kind == "keyed").collect();
+        match keyed.iter().find(|t| t.name == table) {
+            Some(t) => t.key(text),
+            None => {
+                let names: Vec<&str> = keyed.iter().map(|t| t.name).collect();
+                Err(Error::Unknown {
+                    what: format!("keyed table of {}", self.name),
+                    name: table.into(),
+                    nearest: nearest(table, &names, 5),
+                })
+            }
+        }
+    }
 }
 
 /// Converts a YAML value for `ty` (same rules as `parse_value`; YAML sequences for lists).

@@ -33,73 +33,100 @@ impl Trace for Recorder {
     }
 }
 
-/// One step of a resolution. Serialized with a `kind` tag for `--json` output.
+/// One step of a resolution. Serialized with a `kind` tag for `--json` output; a text or list
+/// field that is empty (a rule without a citation: `cite: ""`) is left out of the JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
     /// A resolver starts (nested calls nest).
     Enter {
+        #[serde(skip_serializing_if = "String::is_empty")]
         resolver: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         title: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     Exit {
+        #[serde(skip_serializing_if = "String::is_empty")]
         resolver: String,
     },
     /// A throw: every face as the dice show it, in order (rerolled throws included); `adjusted`
     /// is each face after a per-die modifier and floor (`3d6 each -2 floor 0`), and empty (left
     /// out of JSON) for dice that have none.
     Roll {
+        #[serde(skip_serializing_if = "String::is_empty")]
         label: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         dice: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         faces: Vec<u16>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         adjusted: Vec<i64>,
         value: i64,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     /// A named intermediate value (`let`, or a `var` when it is declared).
     Let {
+        #[serde(skip_serializing_if = "String::is_empty")]
         name: String,
         value: Value,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     /// A `var` given a new value (`tries = tries + 1`).
     Assign {
+        #[serde(skip_serializing_if = "String::is_empty")]
         name: String,
         value: Value,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     /// One applied modifier, e.g. "close range, pistol" +3.
     Modifier {
+        #[serde(skip_serializing_if = "String::is_empty")]
         name: String,
         value: Value,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     /// A table row used.
     Row {
+        #[serde(skip_serializing_if = "String::is_empty")]
         table: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         key: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         row: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     Compare {
+        #[serde(skip_serializing_if = "String::is_empty")]
         left: String,
         left_value: Value,
+        #[serde(skip_serializing_if = "String::is_empty")]
         op: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         right: String,
         right_value: Value,
         result: bool,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     /// An outcome field / state change set.
     Set {
+        #[serde(skip_serializing_if = "String::is_empty")]
         field: String,
         value: Value,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
     Note {
+        #[serde(skip_serializing_if = "String::is_empty")]
         text: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
         cite: String,
     },
 }
