@@ -592,27 +592,40 @@ impl Checker<'_> {
         (rows, spans)
     }
 
-    /// E0302: rows that overlap, with the values involved.
+    /// E0302: rows that overlap, with the values involved. Rows are swept in order of their low
+    /// end, each compared with the row reaching furthest so far, so every row that overlaps an
+    /// earlier one is reported once (a key repeated a thousand times is a thousand reports, not
+    /// half a million) and the sweep stays O(n log n).
     fn range_overlaps(&mut self, rows: &[RowDef], spans: &[Span]) {
-        for i in 0..rows.len() {
-            for j in 0..i {
-                let (a, b) = (rows[i].range, rows[j].range);
-                let (olo, ohi) = (a.0.max(b.0), a.1.min(b.1));
-                if olo <= ohi {
-                    let line = self.line_of(spans[j]);
-                    self.err(
-                        "E0302",
-                        spans[i],
-                        format!(
-                            "rows `{}` and `{}` overlap on {}",
-                            rows[j].label,
-                            rows[i].label,
-                            range_label(olo, ohi)
-                        ),
-                        "overlaps an earlier row",
-                        Some(format!("the earlier row is on line {line}; each value must map to exactly one row")),
-                    );
-                }
+        let mut order: Vec<usize> = (0..rows.len().min(spans.len())).collect();
+        order.sort_by_key(|&i| (rows[i].range.0, i));
+        let mut reach: Option<usize> = None;
+        for k in order {
+            let Some(r) = reach else {
+                reach = Some(k);
+                continue;
+            };
+            let (a, b) = (rows[k].range, rows[r].range);
+            let (olo, ohi) = (a.0.max(b.0), a.1.min(b.1));
+            if olo <= ohi {
+                // Reported at the later row of the two, against the earlier.
+                let (i, j) = (k.max(r), k.min(r));
+                let line = self.line_of(spans[j]);
+                self.err(
+                    "E0302",
+                    spans[i],
+                    format!(
+                        "rows `{}` and `{}` overlap on {}",
+                        rows[j].label,
+                        rows[i].label,
+                        range_label(olo, ohi)
+                    ),
+                    "overlaps an earlier row",
+                    Some(format!("the earlier row is on line {line}; each value must map to exactly one row")),
+                );
+            }
+            if a.1 > b.1 {
+                reach = Some(k);
             }
         }
     }
