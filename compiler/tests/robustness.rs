@@ -190,6 +190,26 @@ fn overlapping_rows_out_of_order_are_each_reported() {
     );
     let msgs: Vec<&str> = c.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(msgs, ["rows `4..6` and `1..4` overlap on 4", "rows `1..4` and `2` overlap on 2"]);
+    // Every value three times, and a row over all: each later row is reported once.
+    let c = compile(
+        "system t \"T\"\ntable t \"T\" [1] by 1d3 -> int {\n  1 => 1\n  2 => 2\n  3 => 3\n  1..3 => 4\n  1 => 5\n  2 => 6\n  3 => 7\n}\nresolver r \"R\" [1] {\n  in a: int 1..3\n  out x: int\n  set x = t(a)\n}\n",
+    );
+    let msgs: Vec<String> = c
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} ({})", d.message, d.help.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        msgs,
+        [
+            "rows `3` and `1..3` overlap on 3 (the earlier row is on line 5; each value must map to exactly one row)",
+            // Against the earlier row reaching furthest, which here is `1..3`.
+            "rows `1..3` and `1` overlap on 1 (the earlier row is on line 6; each value must map to exactly one row)",
+            "rows `1..3` and `2` overlap on 2 (the earlier row is on line 6; each value must map to exactly one row)",
+            // Of two reaching as far, the first.
+            "rows `3` and `3` overlap on 3 (the earlier row is on line 5; each value must map to exactly one row)",
+        ]
+    );
 }
 
 #[test]

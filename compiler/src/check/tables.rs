@@ -592,40 +592,51 @@ impl Checker<'_> {
         (rows, spans)
     }
 
-    /// E0302: rows that overlap, with the values involved. Rows are swept in order of their low
-    /// end, each compared with the row reaching furthest so far, so every row that overlaps an
-    /// earlier one is reported once (a key repeated a thousand times is a thousand reports, not
-    /// half a million) and the sweep stays O(n log n).
+    /// E0302: rows that overlap, with the values involved. Each row that overlaps an earlier one
+    /// is reported once, against the earlier row reaching furthest (the first of equals, so a
+    /// repeated row is reported against its first): a value repeated a thousand times is a
+    /// thousand reports, not half a million. O(n log n): the earlier rows sit in a Fenwick tree
+    /// over their low ends holding the highest high end, and row i asks for the best among the
+    /// earlier rows starting at or below its high end.
     fn range_overlaps(&mut self, rows: &[RowDef], spans: &[Span]) {
-        let mut order: Vec<usize> = (0..rows.len().min(spans.len())).collect();
-        order.sort_by_key(|&i| (rows[i].range.0, i));
-        let mut reach: Option<usize> = None;
-        for k in order {
-            let Some(r) = reach else {
-                reach = Some(k);
-                continue;
-            };
-            let (a, b) = (rows[k].range, rows[r].range);
-            let (olo, ohi) = (a.0.max(b.0), a.1.min(b.1));
-            if olo <= ohi {
-                // Reported at the later row of the two, against the earlier.
-                let (i, j) = (k.max(r), k.min(r));
-                let line = self.line_of(spans[j]);
-                self.err(
-                    "E0302",
-                    spans[i],
-                    format!(
-                        "rows `{}` and `{}` overlap on {}",
-                        rows[j].label,
-                        rows[i].label,
-                        range_label(olo, ohi)
-                    ),
-                    "overlaps an earlier row",
-                    Some(format!("the earlier row is on line {line}; each value must map to exactly one row")),
-                );
+        let n = rows.len().min(spans.len());
+        let mut los: Vec<i64> = rows[..n].iter().map(|r| r.range.0).collect();
+        los.sort_unstable();
+        los.dedup();
+        // tree[k]: the best (highest high end, then earliest row) over a range of low ends.
+        let mut tree: Vec<Option<(i64, std::cmp::Reverse<usize>)>> = vec![None; los.len() + 1];
+        for i in 0..n {
+            let (lo, hi) = rows[i].range;
+            let mut best = None;
+            let mut k = los.partition_point(|&l| l <= hi);
+            while k > 0 {
+                best = best.max(tree[k]);
+                k &= k - 1;
             }
-            if a.1 > b.1 {
-                reach = Some(k);
+            if let Some((bhi, std::cmp::Reverse(j))) = best {
+                if bhi >= lo {
+                    let b = rows[j].range;
+                    let (olo, ohi) = (lo.max(b.0), hi.min(b.1));
+                    let line = self.line_of(spans[j]);
+                    self.err(
+                        "E0302",
+                        spans[i],
+                        format!(
+                            "rows `{}` and `{}` overlap on {}",
+                            rows[j].label,
+                            rows[i].label,
+                            range_label(olo, ohi)
+                        ),
+                        "overlaps an earlier row",
+                        Some(format!("the earlier row is on line {line}; each value must map to exactly one row")),
+                    );
+                }
+            }
+            let mut k = los.partition_point(|&l| l < lo) + 1;
+            let entry = Some((hi, std::cmp::Reverse(i)));
+            while k < tree.len() {
+                tree[k] = tree[k].max(entry);
+                k += k & k.wrapping_neg();
             }
         }
     }
