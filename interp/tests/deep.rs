@@ -19,7 +19,7 @@ fn run(expr: String) -> String {
             Ok(r) => r,
             Err(e) => return format!("refused: {e}"),
         };
-        let r = rules.systems()[0].resolvers[0];
+        let r = &rules.systems()[0].resolvers[0];
         let inputs: rt::Inputs = [("a".to_string(), rt::Value::Int(1)), ("b".to_string(), rt::Value::Bool(true))].into();
         let traced = r.run_traced(&mut rt::Seeded::new(7), &mut rt::Recorder::new(), &inputs);
         let odds = r.odds(&inputs);
@@ -35,7 +35,8 @@ fn run(expr: String) -> String {
 fn the_deepest_expressions_run() {
     for expr in [
         vec!["a"; MAX_EXPR_DEPTH + 1].join(" + "),
-        vec!["d"; MAX_EXPR_DEPTH + 1].join(" * "),
+        vec!["d"; MAX_EXPR_DEPTH + 1].join(" - "),
+        format!("d * {}", vec!["a"; MAX_EXPR_DEPTH].join(" * ")),
         format!("{}a", "- ".repeat(MAX_EXPR_DEPTH)),
         format!("if {}b then d else 0", "not ".repeat(MAX_EXPR_DEPTH - 1)),
     ] {
