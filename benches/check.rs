@@ -70,7 +70,11 @@ fn bench_scaling(c: &mut Criterion) {
     for n in [1000, 4000] {
         group.throughput(criterion::Throughput::Elements(n as u64));
         group.bench_function(n.to_string(), |b| {
-            b.iter_batched(|| generated(n), |s| driver::compile_sources(s).diagnostics.len(), BatchSize::PerIteration)
+            b.iter_batched(
+                || generated(n),
+                |s| driver::compile_sources(s).diagnostics.len(),
+                BatchSize::PerIteration,
+            )
         });
     }
     group.finish();

@@ -81,7 +81,11 @@ fn hostile_rules_are_diagnostics_not_crashes() {
     let check = rulebook(&["check", "--rules", dir.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(check.status.code(), Some(1));
-    assert!(stderr(&check).contains("[E0003]") && stderr(&check).contains("/t/a.rules:2:7"), "{}", stderr(&check));
+    assert!(
+        stderr(&check).contains("[E0003]") && stderr(&check).contains("/t/a.rules:2:7"),
+        "{}",
+        stderr(&check)
+    );
 }
 
 #[test]
