@@ -204,7 +204,7 @@ pub fn render_counted(diags: &[Diagnostic], sources: &[SourceFile], errors: usiz
             Severity::Note => "note",
         };
         out.push_str(&format!("{kind}[{}]: {} at {}\n", d.code, d.message, location(d, sources)));
-        let (src, span) = excerpt(&path, &text, d.span.start, d.span.end);
+        let (src, span) = excerpt(path, text, d.span.start, d.span.end);
         let shown = Shown { d, src, span };
         let mut buf = String::new();
         if handler.render_report(&mut buf, &shown).is_err() {
