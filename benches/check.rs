@@ -1,5 +1,7 @@
 //! The `check` pipeline over all rules: `check/check_dir` = IO (load_dir) + parse + check;
-//! `check/compile_sources` = parse + check on sources already in memory.
+//! `check/compile_sources` = parse + check on sources already in memory; `check_scaling/N` =
+//! parse + check of a generated system of N resolvers (issue 14: the time per resolver should
+//! stay flat as N grows; it grew with the file size when line numbers rescanned the text).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rulebook_compiler::check::SourceFile;
@@ -46,5 +48,37 @@ fn bench_check(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_check);
+/// One file of `n` small resolvers (as `rulebook check` sees a generated folder).
+fn generated(n: usize) -> Vec<SourceFile> {
+    let mut text = String::from("system big \"Big\"\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "resolver r{i} \"R{i}\" [1] {{\n  in a: int 0..9\n  out x: int\n  let v = a + {}\n  set x = v * 2\n}}\n\n",
+            i % 7
+        ));
+    }
+    vec![SourceFile {
+        path: "big/big/a.rules".into(),
+        text,
+        system: "big".into(),
+    }]
+}
+
+fn bench_scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("check_scaling");
+    group.sample_size(10);
+    for n in [1000, 4000] {
+        group.throughput(criterion::Throughput::Elements(n as u64));
+        group.bench_function(n.to_string(), |b| {
+            b.iter_batched(
+                || generated(n),
+                |s| driver::compile_sources(s).diagnostics.len(),
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_check, bench_scaling);
 criterion_main!(benches);

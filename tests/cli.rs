@@ -55,6 +55,39 @@ fn check_is_clean_on_builtin_rules_and_names_file_line_col_on_errors() {
     );
 }
 
+/// Issue 14: hostile rules text ends in diagnostics and exit 1, never a crash (exit 134), both
+/// for `check` and for `--rules` loading.
+#[test]
+fn hostile_rules_are_diagnostics_not_crashes() {
+    let dir = std::env::temp_dir().join(format!("rulebook-hostile-{}", std::process::id()));
+    let sys = dir.join("t");
+    std::fs::create_dir_all(&sys).unwrap();
+    let resolver = |expr: &str| format!("resolver r \"R\" [1] {{\n  in a: int 0..1\n  out x: int\n  let v = {expr}\n  set x = 0\n}}\n");
+    for (name, text) in [
+        ("sum", resolver(&vec!["a"; 2000].join(" + "))),
+        ("neg", resolver(&format!("{}a", "-".repeat(4000)))),
+        ("not", resolver(&format!("{}a", "not ".repeat(100_000)))),
+    ] {
+        std::fs::write(sys.join("a.rules"), format!("system t \"T\"\n{text}")).unwrap();
+        let check = rulebook(&["check", "--rules", dir.to_str().unwrap()]);
+        let out = stderr(&check);
+        assert_eq!(check.status.code(), Some(1), "{name}: {out}");
+        assert!(out.contains("[E0002]: expression nests too deeply"), "{name}: {out}");
+        let roll = rulebook(&["roll", "t.r", "--rules", dir.to_str().unwrap(), "--set", "a=1"]);
+        assert_eq!(roll.status.code(), Some(1), "{name}: {}", stderr(&roll));
+        assert!(stderr(&roll).contains("[E0002]"), "{name}: {}", stderr(&roll));
+    }
+    std::fs::write(sys.join("a.rules"), b"system t \"T\"\n// caf\xe9\n").unwrap();
+    let check = rulebook(&["check", "--rules", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stderr(&check).contains("[E0003]") && stderr(&check).contains("/t/a.rules:2:7"),
+        "{}",
+        stderr(&check)
+    );
+}
+
 #[test]
 fn character_acceptance() {
     let v = json(&[

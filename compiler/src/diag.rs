@@ -6,6 +6,8 @@ use crate::ast::Span;
 pub enum Severity {
     Error,
     Warning,
+    /// Information about the report itself (N0001: more diagnostics than are shown).
+    Note,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +41,16 @@ impl Diagnostic {
             help: None,
         }
     }
+    pub fn note(code: &'static str, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Note,
+            message: message.into(),
+            span,
+            label: String::new(),
+            help: None,
+        }
+    }
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = label.into();
         self
@@ -50,12 +62,30 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+    pub fn is_warning(&self) -> bool {
+        self.severity == Severity::Warning
+    }
 }
+
+/// Byte offsets where the lines of `text` start, for turning many offsets into line numbers
+/// without rescanning the text each time (`line_of`).
+pub fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+}
+
+/// The 1-based line of byte `offset`, given the `line_starts` of its text.
+pub fn line_of(starts: &[usize], offset: usize) -> usize {
+    starts.partition_point(|&s| s <= offset).max(1)
+}
+
+/// Length in bytes of `�`, which stands for a byte that is not UTF-8 in the text shown.
+pub const REPLACEMENT_LEN: usize = '\u{FFFD}'.len_utf8();
 
 /// Every diagnostic code, with a one-line meaning (shown by `docs/dsl.md` and tested for uniqueness).
 pub const CODES: &[(&str, &str)] = &[
     ("E0001", "syntax error"),
     ("E0002", "input too large or nested too deeply"),
+    ("E0003", "file is not valid UTF-8"),
     ("E0101", "unknown name"),
     ("E0102", "duplicate definition or reserved word"),
     ("E0103", "missing or repeated system declaration"),
@@ -78,6 +108,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("W0002", "row can never be used"),
     ("W0003", "modifier can never apply"),
     ("W0004", "optional rule never consulted"),
+    ("N0001", "more diagnostics in a file than are shown"),
 ];
 
 /// The help of a reserved word used as a name: another name to choose, with a descriptive example

@@ -1,6 +1,7 @@
 //! The only module that touches the file system: finds rules files, runs the pipeline and writes
 //! generated code (only when it changed).
 
+use crate::ast::Span;
 use crate::check::{self, SourceFile};
 use crate::diag::Diagnostic;
 use crate::ir::Program;
@@ -15,25 +16,42 @@ pub struct Compiled {
     pub program: Option<Program>,
     /// Every file and folder read, for `cargo::rerun-if-changed`.
     pub read: Vec<PathBuf>,
+    /// Errors and warnings left out of `diagnostics` past `MAX_DIAGNOSTICS_PER_FILE` (each such
+    /// file ends with an N0001 note saying how many).
+    pub hidden: (usize, usize),
 }
 
+/// Most diagnostics reported for one file; the rest are counted in a closing note.
+pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;
+
 impl Compiled {
+    /// Every error, shown or not.
     pub fn errors(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.is_error()).count()
+        self.diagnostics.iter().filter(|d| d.is_error()).count() + self.hidden.0
     }
+    /// Every warning, shown or not.
     pub fn warnings(&self) -> usize {
-        self.diagnostics.len() - self.errors()
+        self.diagnostics.iter().filter(|d| d.is_warning()).count() + self.hidden.1
     }
     pub fn render(&self) -> String {
-        crate::render::render(&self.diagnostics, &self.sources)
+        crate::render::render_counted(&self.diagnostics, &self.sources, self.errors(), self.warnings())
     }
 }
 
 /// Parse and check sources already in memory (no IO): the core of `check` and of tests.
 pub fn compile_sources(sources: Vec<SourceFile>) -> Compiled {
-    let mut diagnostics = Vec::new();
+    compile_with(sources, Vec::new())
+}
+
+/// `compile_sources`, with diagnostics found while reading (a file that is not UTF-8): their files
+/// are not parsed, and count as files that failed to parse.
+fn compile_with(sources: Vec<SourceFile>, mut diagnostics: Vec<Diagnostic>) -> Compiled {
+    let unreadable: Vec<usize> = diagnostics.iter().map(|d| d.span.file).collect();
     let mut files = Vec::new();
     for (i, s) in sources.iter().enumerate() {
+        if unreadable.contains(&i) {
+            continue;
+        }
         match parse::parse_file(i, &s.text) {
             Ok(f) => files.push((i, f)),
             Err(d) => diagnostics.extend(d),
@@ -45,12 +63,66 @@ pub fn compile_sources(sources: Vec<SourceFile>) -> Compiled {
     // One problem, one report: the same diagnostic can arise from both sides of `x + x`.
     diagnostics.dedup();
     let program = if diagnostics.iter().any(|d| d.is_error()) { None } else { program };
+    let (diagnostics, hidden) = cap_per_file(diagnostics);
     Compiled {
         sources,
         diagnostics,
         program,
         read: Vec::new(),
+        hidden,
     }
+}
+
+/// Keeps the first `MAX_DIAGNOSTICS_PER_FILE` diagnostics of each file (they come sorted by
+/// file) and closes each file that had more with an N0001 note at the first one left out.
+/// Returns the diagnostics kept and the (errors, warnings) left out.
+fn cap_per_file(diags: Vec<Diagnostic>) -> (Vec<Diagnostic>, (usize, usize)) {
+    let mut kept = Vec::with_capacity(diags.len().min(4 * MAX_DIAGNOSTICS_PER_FILE));
+    let mut hidden = (0, 0);
+    // (file, shown so far, errors left out, warnings left out, span of the first left out)
+    let mut cur: Option<(usize, usize, usize, usize, Option<Span>)> = None;
+    let close = |cur: Option<(usize, usize, usize, usize, Option<Span>)>, kept: &mut Vec<Diagnostic>| {
+        if let Some((_, _, e, w, Some(span))) = cur {
+            kept.push(
+                Diagnostic::note(
+                    "N0001",
+                    span,
+                    format!(
+                        "… and {} more in this file ({e} error{}, {w} warning{}), not shown",
+                        e + w,
+                        if e == 1 { "" } else { "s" },
+                        if w == 1 { "" } else { "s" }
+                    ),
+                )
+                .label("the first not shown")
+                .help(format!(
+                    "only the first {MAX_DIAGNOSTICS_PER_FILE} diagnostics of a file are shown; fix these and check again"
+                )),
+            );
+        }
+    };
+    for d in diags {
+        if cur.as_ref().is_none_or(|c| c.0 != d.span.file) {
+            close(cur.take(), &mut kept);
+            cur = Some((d.span.file, 0, 0, 0, None));
+        }
+        let Some(c) = cur.as_mut() else { continue };
+        if c.1 < MAX_DIAGNOSTICS_PER_FILE {
+            c.1 += 1;
+            kept.push(d);
+            continue;
+        }
+        c.4.get_or_insert(d.span);
+        if d.is_error() {
+            c.2 += 1;
+            hidden.0 += 1;
+        } else if d.is_warning() {
+            c.3 += 1;
+            hidden.1 += 1;
+        }
+    }
+    close(cur, &mut kept);
+    (kept, hidden)
 }
 
 fn sort(diags: &mut [Diagnostic], sources: &[SourceFile]) {
@@ -62,7 +134,35 @@ fn sort(diags: &mut [Diagnostic], sources: &[SourceFile]) {
 }
 
 /// Read every `<root>/<system>/*.rules` file (sorted), naming them `<root-name>/<system>/<file>`.
+/// A file that is not UTF-8 comes with its bad bytes replaced (`check_dir` reports where).
 pub fn load_dir(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>) {
+    let (sources, read, problems, _) = load(root);
+    (sources, read, problems)
+}
+
+/// E0003 for a file that is not UTF-8, at its first bad byte.
+fn not_utf8(file: usize, bytes: &[u8], e: &std::str::Utf8Error) -> Diagnostic {
+    let at = e.valid_up_to();
+    let len = e.error_len().unwrap_or(bytes.len() - at).max(1);
+    let shown: Vec<String> = bytes[at..(at + len).min(bytes.len())]
+        .iter()
+        .map(|b| format!("0x{b:02X}"))
+        .collect();
+    Diagnostic::error(
+        "E0003",
+        Span {
+            file,
+            start: at,
+            end: at + crate::diag::REPLACEMENT_LEN,
+        },
+        format!("the file is not valid UTF-8: byte {} is not part of a character", shown.join(" ")),
+    )
+    .label("not UTF-8")
+    .help("save the file as UTF-8 (the byte is shown as �; a Latin-1 `é` is one such byte)")
+}
+
+fn load(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>, Vec<Diagnostic>) {
+    let mut bad_text = Vec::new();
     let mut sources = Vec::new();
     let mut read = vec![root.to_path_buf()];
     let mut problems = Vec::new();
@@ -74,7 +174,7 @@ pub fn load_dir(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>) {
         Ok(rd) => rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect(),
         Err(e) => {
             problems.push(format!("cannot read rules folder {}: {e}", root.display()));
-            return (sources, read, problems);
+            return (sources, read, problems, bad_text);
         }
     };
     systems.sort();
@@ -107,12 +207,22 @@ pub fn load_dir(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>) {
                 }
                 _ => {}
             }
-            match std::fs::read_to_string(&f) {
-                Ok(text) => sources.push(SourceFile {
-                    path: format!("{shown_root}/{system}/{name}"),
-                    text,
-                    system: system.clone(),
-                }),
+            match std::fs::read(&f) {
+                Ok(bytes) => {
+                    let path = format!("{shown_root}/{system}/{name}");
+                    let text = match String::from_utf8(bytes) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            bad_text.push(not_utf8(sources.len(), e.as_bytes(), &e.utf8_error()));
+                            String::from_utf8_lossy(e.as_bytes()).into_owned()
+                        }
+                    };
+                    sources.push(SourceFile {
+                        path,
+                        text,
+                        system: system.clone(),
+                    })
+                }
                 Err(e) => problems.push(format!("cannot read {}: {e}", f.display())),
             }
         }
@@ -120,16 +230,16 @@ pub fn load_dir(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>) {
     if sources.is_empty() && problems.is_empty() {
         problems.push(format!("no `.rules` files under {}/<system>/", root.display()));
     }
-    (sources, read, problems)
+    (sources, read, problems, bad_text)
 }
 
 /// `check` over a rules folder: everything but code generation.
 pub fn check_dir(root: &Path) -> Result<Compiled, Vec<String>> {
-    let (sources, read, problems) = load_dir(root);
+    let (sources, read, problems, bad_text) = load(root);
     if !problems.is_empty() {
         return Err(problems);
     }
-    let mut c = compile_sources(sources);
+    let mut c = compile_with(sources, bad_text);
     c.read = read;
     Ok(c)
 }

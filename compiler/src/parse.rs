@@ -14,6 +14,14 @@ pub const MAX_FILE_BYTES: usize = 1 << 20;
 /// Deepest bracket nesting accepted. pest recurses on the machine stack, so hostile nesting must be
 /// refused before parsing rather than overflow the stack.
 pub const MAX_NESTING: usize = 48;
+/// Deepest expression tree accepted, counting the blocks (`if`, `match`, ...) around it:
+/// operators in a row (`a + a + ...`, `- - - a`, `not not x`) nest as deeply as brackets do, and
+/// every later stage (check, codegen with syn and prettyplease, the interpreter, even dropping
+/// the tree) walks it recursively. With this bound the whole pipeline, unoptimised, stays inside
+/// the 2 MiB stack of a spawned thread (`compiler/tests/robustness.rs` runs it at the limit).
+pub const MAX_EXPR_DEPTH: usize = 64;
+/// Most `list` keywords in one type (`list list int`).
+pub const MAX_LIST_DEPTH: usize = 8;
 
 pub fn parse_file(file: usize, src: &str) -> Result<File, Vec<Diagnostic>> {
     if src.len() > MAX_FILE_BYTES {
@@ -41,7 +49,11 @@ pub fn parse_file(file: usize, src: &str) -> Result<File, Vec<Diagnostic>> {
         .help("name an intermediate value with `let` instead of nesting further")]);
     }
     let mut pairs = RulesParser::parse(Rule::file, src).map_err(|e| vec![syntax_error(file, src, e)])?;
-    let mut lower = Lower { file, diags: Vec::new() };
+    let mut lower = Lower {
+        file,
+        diags: Vec::new(),
+        depth: 0,
+    };
     let mut items = Vec::new();
     if let Some(top) = pairs.next() {
         for p in top.into_inner().filter(not_kw) {
@@ -222,6 +234,8 @@ fn join_or(items: &[&str]) -> String {
 struct Lower {
     file: usize,
     diags: Vec<Diagnostic>,
+    /// Depth in the expression tree of the expression being lowered (0 for a whole expression).
+    depth: usize,
 }
 
 /// Keyword tokens carry no information once parsed.
@@ -398,6 +412,18 @@ impl Lower {
                 }
                 _ => {}
             }
+        }
+        if list_depth > MAX_LIST_DEPTH {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0002",
+                    span,
+                    format!("`list` nested {list_depth} deep, more than the limit of {MAX_LIST_DEPTH}"),
+                )
+                .label("too deep")
+                .help("a list of lists of lists is as deep as a type goes in practice; use a record or a table"),
+            );
+            list_depth = 0;
         }
         TypeExpr {
             list_depth,
@@ -652,8 +678,13 @@ impl Lower {
         })
     }
 
+    /// A block's statements; the block counts as one level of `MAX_EXPR_DEPTH` for everything
+    /// in it, since the backends nest its code as deeply as an operator's.
     fn block(&mut self, p: Pair<Rule>) -> Vec<Stmt> {
-        p.into_inner().filter(not_kw).filter_map(|s| self.stmt(s)).collect()
+        self.depth += 1;
+        let stmts = p.into_inner().filter(not_kw).filter_map(|s| self.stmt(s)).collect();
+        self.depth -= 1;
+        stmts
     }
 
     fn stmt(&mut self, p: Pair<Rule>) -> Option<Stmt> {
@@ -877,7 +908,7 @@ impl Lower {
             let mut it = fi.into_inner().filter(not_kw);
             if let (Some(n), Some(v)) = (it.next(), it.next()) {
                 let id = self.ident(n);
-                out.push((id, self.expr(v)));
+                out.push((id, self.expr_at(v, 1)));
             }
         }
         out
@@ -1028,8 +1059,40 @@ impl Lower {
         Box::new(Expr { kind, span })
     }
 
+    /// Lowers `p` as a node `extra` levels below the current one, restoring the depth after.
+    fn expr_at(&mut self, p: Pair<Rule>, extra: usize) -> Expr {
+        let base = self.depth;
+        self.depth = base + extra;
+        let e = self.expr(p);
+        self.depth = base;
+        e
+    }
+
+    /// E0002 for an expression whose tree would nest deeper than `MAX_EXPR_DEPTH`; its stand-in.
+    fn too_deep_expr(&mut self, span: Span, ops: usize) -> Expr {
+        let message = if ops > 1 {
+            format!(
+                "expression nests too deeply: {ops} operators in a row (the limit is {MAX_EXPR_DEPTH} levels, blocks around it included)"
+            )
+        } else {
+            format!("expression nests more than {MAX_EXPR_DEPTH} levels deep, blocks around it included")
+        };
+        self.diags.push(
+            Diagnostic::error("E0002", span, message)
+                .label("too deep")
+                .help("split it with `let`: name a part of it and use the name"),
+        );
+        Expr {
+            kind: ExprKind::Int(0),
+            span,
+        }
+    }
+
     fn expr(&mut self, p: Pair<Rule>) -> Expr {
         let span = self.span(&p);
+        if self.depth > MAX_EXPR_DEPTH {
+            return self.too_deep_expr(span, 0);
+        }
         let rule = p.as_rule();
         let text = p.as_str().to_string();
         let string_value = if rule == Rule::string { unquote(&p) } else { String::new() };
@@ -1040,7 +1103,7 @@ impl Lower {
                 None => ExprKind::Int(0),
             },
             Rule::cond_expr => {
-                let mut exprs: Vec<Expr> = inner.into_iter().map(|x| self.expr(x)).collect();
+                let mut exprs: Vec<Expr> = inner.into_iter().map(|x| self.expr_at(x, 1)).collect();
                 let otherwise = exprs.pop().unwrap_or(Expr {
                     kind: ExprKind::Int(0),
                     span,
@@ -1056,9 +1119,17 @@ impl Lower {
                 if inner.len() == 1 {
                     return self.expr(inner.remove(0));
                 }
+                // A left-leaning tree of `ops` nodes: the first operand sits `ops` levels down,
+                // operand i (from 1) `ops + 1 - i`.
+                let is_op = |r: Rule| matches!(r, Rule::or_op | Rule::and_op | Rule::add_op | Rule::mul_op);
+                let ops = inner.iter().filter(|x| !is_op(x.as_rule())).count().saturating_sub(1);
+                if self.depth + ops > MAX_EXPR_DEPTH {
+                    return self.too_deep_expr(span, ops);
+                }
+                let mut operand = 0usize;
                 let mut it = inner.into_iter();
                 let mut acc = match it.next() {
-                    Some(first) => self.expr(first),
+                    Some(first) => self.expr_at(first, ops),
                     None => {
                         return Expr {
                             kind: ExprKind::Int(0),
@@ -1084,7 +1155,8 @@ impl Lower {
                             })
                         }
                         _ => {
-                            let rhs = self.expr(x);
+                            operand += 1;
+                            let rhs = self.expr_at(x, ops + 1 - operand.min(ops));
                             let op = pending.take().or(default_op).unwrap_or(BinOp::Add);
                             let s = Span {
                                 file: self.file,
@@ -1101,8 +1173,12 @@ impl Lower {
                 return acc;
             }
             Rule::not_expr => {
+                let ops = inner.len().saturating_sub(1);
+                if self.depth + ops > MAX_EXPR_DEPTH {
+                    return self.too_deep_expr(span, ops);
+                }
                 let last = match inner.pop() {
-                    Some(l) => self.expr(l),
+                    Some(l) => self.expr_at(l, ops),
                     None => {
                         return Expr {
                             kind: ExprKind::Int(0),
@@ -1120,24 +1196,48 @@ impl Lower {
                 return e;
             }
             Rule::unary => {
-                let last = match inner.pop() {
-                    Some(l) => self.expr(l),
-                    None => {
-                        return Expr {
-                            kind: ExprKind::Int(0),
-                            span,
+                let ops = inner.len().saturating_sub(1);
+                if self.depth + ops > MAX_EXPR_DEPTH {
+                    return self.too_deep_expr(span, ops);
+                }
+                // `-9223372036854775808`: the smallest 64-bit integer, whose digits alone do not
+                // fit in 64 bits.
+                let min_literal = inner.len() >= 2
+                    && inner[inner.len() - 2].as_str() == "-"
+                    && inner.last().is_some_and(|l| {
+                        l.clone().into_inner().map(|x| (x.as_rule(), x.as_str())).collect::<Vec<_>>()
+                            == [(Rule::int, "9223372036854775808")]
+                    });
+                let mut e = if min_literal {
+                    inner.pop();
+                    let minus = inner.pop().map(|m| m.as_span().start()).unwrap_or(span.start);
+                    Expr {
+                        kind: ExprKind::Int(i64::MIN),
+                        span: Span {
+                            file: self.file,
+                            start: minus,
+                            end: span.end,
+                        },
+                    }
+                } else {
+                    match inner.pop() {
+                        Some(l) => self.expr_at(l, ops),
+                        None => {
+                            return Expr {
+                                kind: ExprKind::Int(0),
+                                span,
+                            }
                         }
                     }
                 };
-                let mut e = last;
                 for op in inner.into_iter().rev() {
                     if op.as_str() == "-" {
                         e = match e.kind {
-                            ExprKind::Int(v) => Expr {
+                            ExprKind::Int(v) if v != i64::MIN => Expr {
                                 kind: ExprKind::Int(-v),
                                 span,
                             },
-                            ExprKind::Dec(n, d) => Expr {
+                            ExprKind::Dec(n, d) if n != i64::MIN => Expr {
                                 kind: ExprKind::Dec(-n, d),
                                 span,
                             },
@@ -1163,17 +1263,23 @@ impl Lower {
                         span,
                     };
                 };
-                let lhs = self.expr(l);
+                let lhs = self.expr_at(l, 1);
                 match op.as_rule() {
-                    Rule::in_op => ExprKind::In(Box::new(lhs), Box::new(self.expr(r))),
+                    Rule::in_op => ExprKind::In(Box::new(lhs), Box::new(self.expr_at(r, 1))),
                     Rule::is_op => ExprKind::Is(Box::new(lhs), self.ident(r)),
-                    _ => ExprKind::Cmp(cmp_op(op.as_str()), Box::new(lhs), Box::new(self.expr(r))),
+                    _ => ExprKind::Cmp(cmp_op(op.as_str()), Box::new(lhs), Box::new(self.expr_at(r, 1))),
                 }
             }
             Rule::postfix => {
+                let ops = inner.len().saturating_sub(1);
+                if self.depth + ops > MAX_EXPR_DEPTH {
+                    return self.too_deep_expr(span, ops);
+                }
+                // Field accesses and `with` clauses nest like operators; the values of a `with`
+                // are counted as deep as the first operand, which over-estimates by little.
                 let mut it = inner.into_iter();
                 let mut e = match it.next() {
-                    Some(first) => self.expr(first),
+                    Some(first) => self.expr_at(first, ops),
                     None => {
                         return Expr {
                             kind: ExprKind::Int(0),
@@ -1189,7 +1295,10 @@ impl Lower {
                         end: fspan.end,
                     };
                     if f.as_rule() == Rule::with_clause {
+                        let base = self.depth;
+                        self.depth = base + ops;
                         let inits = self.field_inits(f);
+                        self.depth = base;
                         e = Expr {
                             kind: ExprKind::With(Box::new(e), inits),
                             span: s,
@@ -1229,8 +1338,8 @@ impl Lower {
                 ExprKind::Agg {
                     kind,
                     var,
-                    list: Box::new(self.expr(l)),
-                    body: Box::new(self.expr(b)),
+                    list: Box::new(self.expr_at(l, 1)),
+                    body: Box::new(self.expr_at(b, 1)),
                 }
             }
             Rule::call => {
@@ -1247,14 +1356,14 @@ impl Lower {
                     let inits = self.field_inits(rest[0].clone());
                     ExprKind::Construct(name, inits)
                 } else {
-                    ExprKind::Call(name, rest.into_iter().map(|a| self.expr(a)).collect())
+                    ExprKind::Call(name, rest.into_iter().map(|a| self.expr_at(a, 1)).collect())
                 }
             }
             Rule::option_ref => match inner.pop() {
                 Some(i) => ExprKind::Option(self.ident(i)),
                 None => ExprKind::Bool(false),
             },
-            Rule::list_lit => ExprKind::List(inner.into_iter().map(|x| self.expr(x)).collect()),
+            Rule::list_lit => ExprKind::List(inner.into_iter().map(|x| self.expr_at(x, 1)).collect()),
             Rule::decimal => match parse_decimal(&text) {
                 Some((n, d)) => ExprKind::Dec(n, d),
                 None => {

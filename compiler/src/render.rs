@@ -3,12 +3,127 @@
 
 use crate::check::SourceFile;
 use crate::diag::{Diagnostic, Severity};
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 use std::fmt;
+
+/// Widest stretch of a source line shown, in characters; a longer line is cut around the caret
+/// with `…` marks.
+pub const MAX_SHOWN_CHARS: usize = 200;
 
 struct Shown<'a> {
     d: &'a Diagnostic,
-    src: NamedSource<String>,
+    src: Excerpt,
+    /// The diagnostic's span, within `src.text`.
+    span: SourceSpan,
+}
+
+/// The source a diagnostic shows: the whole text, or, around a long line, the lines miette shows
+/// cut to a window of `MAX_SHOWN_CHARS` (earlier lines left empty, so line numbers stay true).
+struct Excerpt {
+    name: String,
+    text: String,
+    /// Bytes cut from the start of the caret's line (less the `…` that stands for them), added
+    /// back to the column miette reports.
+    col_shift: usize,
+}
+
+impl SourceCode for Excerpt {
+    fn read_span<'a>(&'a self, span: &SourceSpan, before: usize, after: usize) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let c = self.text.read_span(span, before, after)?;
+        let column = if c.line_count() <= 1 || before + after == 0 {
+            c.column() + self.col_shift
+        } else {
+            c.column()
+        };
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            c.data(),
+            *c.span(),
+            c.line(),
+            column,
+            c.line_count(),
+        )))
+    }
+}
+
+/// The source of a diagnostic at `start..end` of `text`, cut when a line miette shows (the line
+/// of `start` and one on either side) is longer than `MAX_SHOWN_CHARS`; and the span within it.
+fn excerpt(name: &str, text: &str, start: usize, end: usize) -> (Excerpt, SourceSpan) {
+    let start = floor_char(text, start.min(text.len()));
+    let end = floor_char(text, end.clamp(start, text.len()));
+    let line_start = text[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = text[start..].find('\n').map(|i| start + i).unwrap_or(text.len());
+    let prev_start = if line_start == 0 {
+        0
+    } else {
+        text[..line_start - 1].rfind('\n').map(|i| i + 1).unwrap_or(0)
+    };
+    let next_end = if line_end >= text.len() {
+        text.len()
+    } else {
+        text[line_end + 1..].find('\n').map(|i| line_end + 1 + i).unwrap_or(text.len())
+    };
+    let shown = &text[prev_start..next_end];
+    if shown.split('\n').all(|l| l.len() <= MAX_SHOWN_CHARS) {
+        let excerpt = Excerpt {
+            name: name.to_string(),
+            text: text.to_string(),
+            col_shift: 0,
+        };
+        return (excerpt, SourceSpan::new(start.into(), end - start));
+    }
+    // A window of characters around the caret's column, the same on every line shown.
+    let caret_col = text[line_start..start].chars().count();
+    let from = caret_col.saturating_sub(MAX_SHOWN_CHARS / 2);
+    let upto = from + MAX_SHOWN_CHARS;
+    let mut out = "\n".repeat(text[..prev_start].matches('\n').count());
+    let mut span = SourceSpan::new(0.into(), 0);
+    let mut line_at = prev_start;
+    let mut col_shift = 0;
+    for line in shown.split('\n') {
+        if line_at != prev_start {
+            out.push('\n');
+        }
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        let cut_front = from > 0 && chars.len() > from;
+        if cut_front {
+            out.push('…');
+        }
+        let first = if cut_front { from } else { 0 };
+        let window_start = out.len();
+        let lo = chars.get(first).map(|c| c.0).unwrap_or(line.len());
+        let hi = chars.get(upto).map(|c| c.0).unwrap_or(line.len());
+        out.push_str(&line[lo.min(hi)..hi]);
+        if line_at == line_start {
+            // The span, cut to the window (a span that runs on past it ends where the window does).
+            let s = (start - line_start).clamp(lo, hi);
+            let e = (end.min(line_end) - line_start).clamp(s, hi);
+            let s_at = window_start + (s - lo.min(hi));
+            span = SourceSpan::new(s_at.into(), e - s);
+            // miette counts columns in bytes: the line's bytes cut, less the `…` standing in.
+            if cut_front {
+                col_shift = lo.saturating_sub('…'.len_utf8());
+            }
+        }
+        if chars.len() > upto {
+            out.push('…');
+        }
+        line_at += line.len() + 1;
+    }
+    let excerpt = Excerpt {
+        name: name.to_string(),
+        text: out,
+        col_shift,
+    };
+    (excerpt, span)
+}
+
+/// The largest char boundary of `text` at or before `i`.
+fn floor_char(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 impl fmt::Debug for Shown<'_> {
@@ -31,6 +146,7 @@ impl miette::Diagnostic for Shown<'_> {
         Some(match self.d.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
+            Severity::Note => miette::Severity::Advice,
         })
     }
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
@@ -40,8 +156,7 @@ impl miette::Diagnostic for Shown<'_> {
         Some(&self.src)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let s = self.d.span;
-        let span = SourceSpan::new(s.start.into(), s.end.saturating_sub(s.start));
+        let span = self.span;
         let label = if self.d.label.is_empty() {
             None
         } else {
@@ -66,21 +181,31 @@ pub fn location(d: &Diagnostic, sources: &[SourceFile]) -> String {
 
 /// Render diagnostics as plain text (no colour, fixed width) in the order given.
 pub fn render(diags: &[Diagnostic], sources: &[SourceFile]) -> String {
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.iter().filter(|d| d.is_warning()).count();
+    render_counted(diags, sources, errors, warnings)
+}
+
+/// `render`, with the totals of the closing line given: they count the diagnostics a long report
+/// leaves out (`driver::MAX_DIAGNOSTICS_PER_FILE`) too.
+pub fn render_counted(diags: &[Diagnostic], sources: &[SourceFile], errors: usize, warnings: usize) -> String {
     let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
         .with_width(100)
         .with_links(false);
     let mut out = String::new();
     for d in diags {
         let (path, text) = match sources.get(d.span.file) {
-            Some(s) => (s.path.clone(), s.text.clone()),
-            None => ("<unknown>".to_string(), String::new()),
+            Some(s) => (s.path.as_str(), s.text.as_str()),
+            None => ("<unknown>", ""),
         };
-        let kind = if d.is_error() { "error" } else { "warning" };
+        let kind = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
         out.push_str(&format!("{kind}[{}]: {} at {}\n", d.code, d.message, location(d, sources)));
-        let shown = Shown {
-            d,
-            src: NamedSource::new(path, text),
-        };
+        let (src, span) = excerpt(path, text, d.span.start, d.span.end);
+        let shown = Shown { d, src, span };
         let mut buf = String::new();
         if handler.render_report(&mut buf, &shown).is_err() {
             buf = format!("  {}\n", d.message);
@@ -88,8 +213,6 @@ pub fn render(diags: &[Diagnostic], sources: &[SourceFile]) -> String {
         out.push_str(&buf);
         out.push('\n');
     }
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    let warnings = diags.len() - errors;
     if errors + warnings > 0 {
         out.push_str(&format!(
             "{errors} error{}, {warnings} warning{}\n",

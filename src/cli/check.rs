@@ -38,7 +38,7 @@ pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
             .map(|d| {
                 serde_json::json!({
                     "code": d.code,
-                    "severity": if d.is_error() { "error" } else { "warning" },
+                    "severity": if d.is_error() { "error" } else if d.is_warning() { "warning" } else { "note" },
                     "message": d.message,
                     "location": render::location(d, &compiled.sources),
                     "label": d.label,

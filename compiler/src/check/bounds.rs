@@ -66,13 +66,26 @@ impl Checker<'_> {
         }
     }
 
-    /// E0402: `/` and `%` by a literal zero.
-    pub(super) fn check_div_zero(&mut self, op: BinOp, b: &Expr) {
-        if matches!(op, BinOp::Div | BinOp::Rem) {
-            if let ExprKind::Const(Const::Int(0)) = b.kind {
-                self.err("E0402", b.span, "division by zero", "zero", None);
-            }
+    /// E0402: `/` and `%` by zero: a literal `0` or `0.0`, or any divisor whose interval is
+    /// exactly zero (a constant, `1 - 1`, an input bounded `0..0`). True when reported.
+    pub(super) fn check_div_zero(&mut self, op: BinOp, b: &Expr) -> bool {
+        if !matches!(op, BinOp::Div | BinOp::Rem) {
+            return false;
         }
+        let zero = match &b.kind {
+            ExprKind::Const(Const::Int(0)) | ExprKind::Const(Const::Dec(0, _)) => true,
+            _ => matches!(b.ty, Ty::Int | Ty::Dec) && b.iv.known && b.iv.lo == 0 && b.iv.hi == 0,
+        };
+        if zero {
+            self.err(
+                "E0402",
+                b.span,
+                "division by zero",
+                "this is always zero",
+                Some("divide by a value that cannot be zero".into()),
+            );
+        }
+        zero
     }
 }
 

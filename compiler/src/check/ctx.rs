@@ -59,6 +59,8 @@ impl Ctx {
 /// The state of checking one system: what each phase declared so far, and the diagnostics sink.
 pub(super) struct Checker<'a> {
     pub(super) srcs: &'a [SourceFile],
+    /// `diag::line_starts` of every source, computed once (a line number is a binary search).
+    pub(super) lines: &'a [Vec<usize>],
     pub(super) diags: &'a mut Vec<Diagnostic>,
     pub(super) cite_prefix: String,
     pub(super) enums: Vec<EnumDef>,
@@ -86,9 +88,10 @@ pub(super) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    pub(super) fn new(srcs: &'a [SourceFile], diags: &'a mut Vec<Diagnostic>) -> Self {
+    pub(super) fn new(srcs: &'a [SourceFile], lines: &'a [Vec<usize>], diags: &'a mut Vec<Diagnostic>) -> Self {
         Checker {
             srcs,
+            lines,
             diags,
             cite_prefix: String::new(),
             enums: Vec::new(),
@@ -132,9 +135,9 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn line_of(&self, span: Span) -> usize {
-        self.srcs
+        self.lines
             .get(span.file)
-            .map(|s| s.text[..span.start.min(s.text.len())].matches('\n').count() + 1)
+            .map(|starts| crate::diag::line_of(starts, span.start))
             .unwrap_or(0)
     }
 

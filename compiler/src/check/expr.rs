@@ -580,7 +580,10 @@ impl Checker<'_> {
         if op == BinOp::Rem && ty != Ty::Int && ty != Ty::Error {
             self.err("E0201", span, "`%` takes whole numbers", "not whole numbers", None);
         }
-        self.check_div_zero(op, &b);
+        if self.check_div_zero(op, &b) {
+            // The quotient does not exist: no follow-on type mismatch for the decimal `/` gives.
+            return Self::err_expr(span);
+        }
         let iv = match op {
             BinOp::Add => add_iv(a.iv, b.iv),
             BinOp::Sub => add_iv(

@@ -45,8 +45,9 @@ pub fn check(sources: &[SourceFile], files: &[(usize, ast::File)]) -> (Option<Pr
         by_system.entry(sources[*fi].system.as_str()).or_default().push((*fi, f));
     }
     let mut systems = Vec::new();
+    let lines: Vec<Vec<usize>> = sources.iter().map(|s| crate::diag::line_starts(&s.text)).collect();
     for (folder, files) in by_system {
-        let mut c = Checker::new(sources, &mut diags);
+        let mut c = Checker::new(sources, &lines, &mut diags);
         // The files of this folder that failed to parse (they have no AST).
         for (i, s) in sources.iter().enumerate() {
             if s.system == folder && !files.iter().any(|(fi, _)| *fi == i) {

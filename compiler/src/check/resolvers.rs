@@ -120,13 +120,16 @@ impl<'a> Checker<'a> {
         }
         // Cycles: resolvers calling each other would never finish.
         let mut state = vec![0u8; n];
+        let mut done = Vec::with_capacity(n);
         for start in 0..n {
-            self.find_cycle(start, &calls, &mut state, &mut Vec::new());
+            self.find_cycle(start, &calls, &mut state, &mut Vec::new(), &mut done);
         }
+        // Callees before their callers (the order the walk finished them): without cycles one
+        // pass propagates every option, however long the chains of calls.
         let mut all = direct.clone();
         loop {
             let mut changed = false;
-            for r in 0..n {
+            for &r in &done {
                 for (c, _) in calls[r].clone() {
                     let add: Vec<usize> = all[c].difference(&all[r]).copied().collect();
                     if !add.is_empty() {
@@ -311,13 +314,34 @@ impl<'a> Checker<'a> {
         Some(set)
     }
 
-    pub(super) fn find_cycle(&mut self, r: usize, calls: &[Vec<(usize, Span)>], state: &mut [u8], path: &mut Vec<usize>) {
-        if state[r] == 2 {
+    /// E0501 for each call that closes a cycle, found by a depth-first walk from `r`. The walk
+    /// keeps its own stack: a chain of thousands of resolvers calling the next must not
+    /// exhaust the machine's.
+    pub(super) fn find_cycle(
+        &mut self,
+        r: usize,
+        calls: &[Vec<(usize, Span)>],
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+        done: &mut Vec<usize>,
+    ) {
+        if state[r] != 0 {
             return;
         }
+        // (resolver, index of its next call to follow); `path` holds the same resolvers.
+        let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
         state[r] = 1;
         path.push(r);
-        for &(c, span) in &calls[r] {
+        while let Some(top) = stack.last_mut() {
+            let (at, next) = *top;
+            let Some(&(c, span)) = calls[at].get(next) else {
+                stack.pop();
+                path.pop();
+                state[at] = 2;
+                done.push(at);
+                continue;
+            };
+            top.1 += 1;
             if state[c] == 1 {
                 let names: Vec<String> = path
                     .iter()
@@ -333,11 +357,11 @@ impl<'a> Checker<'a> {
                     Some("a resolver may not call itself, directly or through others; use `repeat` for repeated rolls".into()),
                 );
             } else if state[c] == 0 {
-                self.find_cycle(c, calls, state, path);
+                state[c] = 1;
+                path.push(c);
+                stack.push((c, 0));
             }
         }
-        path.pop();
-        state[r] = 2;
     }
 }
 

@@ -592,13 +592,31 @@ impl Checker<'_> {
         (rows, spans)
     }
 
-    /// E0302: rows that overlap, with the values involved.
+    /// E0302: rows that overlap, with the values involved. Each row that overlaps an earlier one
+    /// is reported once, against the earlier row reaching furthest (the first of equals, so a
+    /// repeated row is reported against its first): a value repeated a thousand times is a
+    /// thousand reports, not half a million. O(n log n): the earlier rows sit in a Fenwick tree
+    /// over their low ends holding the highest high end, and row i asks for the best among the
+    /// earlier rows starting at or below its high end.
     fn range_overlaps(&mut self, rows: &[RowDef], spans: &[Span]) {
-        for i in 0..rows.len() {
-            for j in 0..i {
-                let (a, b) = (rows[i].range, rows[j].range);
-                let (olo, ohi) = (a.0.max(b.0), a.1.min(b.1));
-                if olo <= ohi {
+        let n = rows.len().min(spans.len());
+        let mut los: Vec<i64> = rows[..n].iter().map(|r| r.range.0).collect();
+        los.sort_unstable();
+        los.dedup();
+        // tree[k]: the best (highest high end, then earliest row) over a range of low ends.
+        let mut tree: Vec<Option<(i64, std::cmp::Reverse<usize>)>> = vec![None; los.len() + 1];
+        for i in 0..n {
+            let (lo, hi) = rows[i].range;
+            let mut best = None;
+            let mut k = los.partition_point(|&l| l <= hi);
+            while k > 0 {
+                best = best.max(tree[k]);
+                k &= k - 1;
+            }
+            if let Some((bhi, std::cmp::Reverse(j))) = best {
+                if bhi >= lo {
+                    let b = rows[j].range;
+                    let (olo, ohi) = (lo.max(b.0), hi.min(b.1));
                     let line = self.line_of(spans[j]);
                     self.err(
                         "E0302",
@@ -613,6 +631,12 @@ impl Checker<'_> {
                         Some(format!("the earlier row is on line {line}; each value must map to exactly one row")),
                     );
                 }
+            }
+            let mut k = los.partition_point(|&l| l < lo) + 1;
+            let entry = Some((hi, std::cmp::Reverse(i)));
+            while k < tree.len() {
+                tree[k] = tree[k].max(entry);
+                k += k & k.wrapping_neg();
             }
         }
     }

@@ -1,0 +1,284 @@
+//! Issue 14: no crash and no runaway on any rules text. Hostile inputs are built here (thousands of
+//! terms, rows or resolvers), not committed; each must end in diagnostics, in linear work.
+
+use rulebook_compiler::check::SourceFile;
+use rulebook_compiler::driver::{self, Compiled};
+use rulebook_compiler::parse::MAX_EXPR_DEPTH;
+
+fn compile(text: &str) -> Compiled {
+    driver::compile_sources(vec![SourceFile {
+        path: "t/test.rules".into(),
+        text: text.into(),
+        system: "t".into(),
+    }])
+}
+
+fn codes(c: &Compiled) -> Vec<&'static str> {
+    c.diagnostics.iter().map(|d| d.code).collect()
+}
+
+/// A resolver whose only `let` is `expr` (with `a`, an `int 0..1`, and `b`, a `bool`, in scope).
+fn with_let(expr: &str) -> String {
+    format!("system t \"T\"\nresolver r \"R\" [1] {{\n  in a: int 0..1\n  in b: bool\n  out x: int\n  let v = {expr}\n  set x = 0\n}}\n")
+}
+
+/// Runs `f` on a thread with a 2 MiB stack, the size `cargo test` gives each test, whatever
+/// RUST_MIN_STACK says.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    match std::thread::Builder::new().stack_size(2 << 20).spawn(f) {
+        Ok(h) => h.join().unwrap_or_else(|_| panic!("the thread panicked")),
+        Err(e) => panic!("cannot spawn: {e}"),
+    }
+}
+
+#[test]
+fn long_flat_expressions_are_a_diagnostic_not_a_stack_overflow() {
+    for (expr, ops) in [
+        (vec!["a"; 2000].join(" + "), 1999),
+        (format!("{}a", "-".repeat(4000)), 4000),
+        (format!("{}b", "not ".repeat(100_000)), 100_000),
+        (vec!["a"; 3000].join(" * "), 2999),
+        (vec!["b"; 3000].join(" and "), 2999),
+    ] {
+        let text = with_let(&expr);
+        let c = on_small_stack(move || {
+            let c = compile(&text);
+            (codes(&c), c.render())
+        });
+        assert_eq!(c.0, ["E0002"], "{}", c.1);
+        assert!(
+            c.1.contains(&format!("expression nests too deeply: {ops} operators in a row")),
+            "{}",
+            c.1
+        );
+        assert!(c.1.contains("split it with `let`"), "{}", c.1);
+    }
+}
+
+#[test]
+fn a_long_chain_of_calls_is_no_recursion() {
+    // Each resolver calls the next: the cycle search and the options walk follow 5,000 calls.
+    let n = 5000;
+    let mut text = String::from("system t \"T\"\noption o \"O\" [1]\n");
+    for i in 0..n {
+        let body = if i + 1 < n {
+            format!("call c = r{}()\n  set x = c.x", i + 1)
+        } else {
+            "set x = if option o then 1 else 0".to_string()
+        };
+        text.push_str(&format!("resolver r{i} \"R\" [1] {{\n  out x: int\n  {body}\n}}\n"));
+    }
+    let (errors, has_option) = on_small_stack(move || {
+        let c = compile(&text);
+        let p = c
+            .program
+            .as_ref()
+            .map(|p| p.systems[0].resolvers[0].inputs.iter().any(|i| i.name == "o"));
+        (c.render(), p)
+    });
+    assert_eq!(has_option, Some(true), "{errors}");
+}
+
+/// The deepest expression accepted goes through check and code generation on a small stack.
+#[test]
+fn the_deepest_expression_accepted_checks_and_generates() {
+    let at_limit = |op: &str, x: &str| format!("{}{}", (0..MAX_EXPR_DEPTH).map(|_| format!("{x} {op} ")).collect::<String>(), x);
+    let nested = {
+        // Operators inside brackets inside operators: the depth adds up across brackets.
+        let inner = vec!["a"; MAX_EXPR_DEPTH / 4].join(" + ");
+        let mut e = inner.clone();
+        for _ in 0..3 {
+            e = format!("{inner} + ({e})");
+        }
+        e
+    };
+    for expr in [
+        at_limit("+", "a"),
+        at_limit("*", "a"),
+        at_limit("-", "a"),
+        format!("{}a", "- ".repeat(MAX_EXPR_DEPTH)),
+        format!("if {}b then 1 else 0", "not ".repeat(MAX_EXPR_DEPTH - 1)),
+        nested,
+        // 46 blocks (the bracket limit leaves room for no more) around a chain filling the rest.
+        format!(
+            "{}if {}b then 1 else 0{}",
+            "if b {\n".repeat(46),
+            "not ".repeat(MAX_EXPR_DEPTH - 48),
+            "}\n".repeat(46)
+        ),
+        format!(
+            "{}{}{}",
+            "if b {\n".repeat(46),
+            vec!["a"; MAX_EXPR_DEPTH - 46].join(" + "),
+            "}\n".repeat(46)
+        ),
+    ] {
+        let body = match expr.split_once("if b {\n").filter(|(pre, _)| pre.is_empty()) {
+            // Blocks: the `let` goes inside the innermost.
+            Some(_) => {
+                let (open, rest) = expr.split_at(expr.rfind("{\n").unwrap_or(0) + 2);
+                let (chain, close) = rest.split_at(rest.find('}').unwrap_or(rest.len()));
+                format!("{open}let v = {chain}\n  set x = v\n{close}")
+            }
+            None => format!("let v = {expr}\n  set x = v\n"),
+        };
+        let text = format!("system t \"T\"\nresolver r \"R\" [1] {{\n  in a: int 0..1\n  in b: bool\n  out x: decimal = 0\n  {body}}}\n");
+        let (rendered, code) = on_small_stack(move || {
+            let c = compile(&text);
+            let code = c
+                .program
+                .as_ref()
+                .map(|p| rulebook_compiler::codegen::generate(p, "").map(|s| s.len()));
+            (c.render(), code)
+        });
+        assert!(matches!(code, Some(Ok(_))), "{rendered}\n{code:?}");
+    }
+    // One level more is refused.
+    let c = compile(&with_let(&vec!["a"; MAX_EXPR_DEPTH + 2].join(" + ")));
+    assert_eq!(codes(&c), ["E0002"]);
+}
+
+#[test]
+fn deep_list_types_are_refused() {
+    let c = compile(&format!(
+        "system t \"T\"\nresolver r \"R\" [1] {{\n  in a: {}int = []\n  out x: int = 0\n}}\n",
+        "list ".repeat(50_000)
+    ));
+    assert_eq!(codes(&c), ["E0002"], "{}", c.render());
+}
+
+#[test]
+fn duplicate_rows_are_reported_once_each_and_capped() {
+    // 3,000 rows over 6 values: every row after the first six overlaps an earlier one.
+    let rows: String = (0..3000).map(|i| format!("  {} => {i}\n", i % 6 + 1)).collect();
+    let text = format!(
+        "system t \"T\"\ntable t \"T\" [1] by 1d6 -> int {{\n{rows}}}\nresolver r \"R\" [1] {{\n  in a: int 1..6\n  out x: int\n  set x = t(a)\n}}\n"
+    );
+    let c = compile(&text);
+    assert_eq!(c.errors(), 2994);
+    assert_eq!(c.diagnostics.len(), driver::MAX_DIAGNOSTICS_PER_FILE + 1);
+    let last = &c.diagnostics[driver::MAX_DIAGNOSTICS_PER_FILE];
+    assert_eq!(last.code, "N0001");
+    assert_eq!(last.message, "… and 2894 more in this file (2894 errors, 0 warnings), not shown");
+    let rendered = c.render();
+    assert!(
+        rendered.ends_with("2994 errors, 0 warnings\n"),
+        "{}",
+        &rendered[rendered.len() - 300..]
+    );
+    // Each duplicate names the first row with its value, on line 3..8.
+    let d = &c.diagnostics[0];
+    assert_eq!(d.message, "rows `1` and `1` overlap on 1");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("the earlier row is on line 3; each value must map to exactly one row")
+    );
+
+    // Keyed tables: one report per repeated key, against the first.
+    let rows: String = (0..3000).map(|i| format!("  \"k{}\" | {i}\n", i % 6)).collect();
+    let c = compile(&format!(
+        "system t \"T\"\ntable t \"T\" [1] {{\n  key name\n  columns v: int\n{rows}}}\n"
+    ));
+    assert_eq!(c.errors(), 2994);
+    assert_eq!(c.diagnostics.len(), driver::MAX_DIAGNOSTICS_PER_FILE + 1);
+}
+
+#[test]
+fn overlapping_rows_out_of_order_are_each_reported() {
+    let c = compile(
+        "system t \"T\"\ntable t \"T\" [1] by 1d6 -> int {\n  4..6 => 1\n  1..4 => 2\n  2..2 => 3\n}\nresolver r \"R\" [1] {\n  in a: int 1..6\n  out x: int\n  set x = t(a)\n}\n",
+    );
+    let msgs: Vec<&str> = c.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(msgs, ["rows `4..6` and `1..4` overlap on 4", "rows `1..4` and `2` overlap on 2"]);
+    // Every value three times, and a row over all: each later row is reported once.
+    let c = compile(
+        "system t \"T\"\ntable t \"T\" [1] by 1d3 -> int {\n  1 => 1\n  2 => 2\n  3 => 3\n  1..3 => 4\n  1 => 5\n  2 => 6\n  3 => 7\n}\nresolver r \"R\" [1] {\n  in a: int 1..3\n  out x: int\n  set x = t(a)\n}\n",
+    );
+    let msgs: Vec<String> = c
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} ({})", d.message, d.help.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        msgs,
+        [
+            "rows `3` and `1..3` overlap on 3 (the earlier row is on line 5; each value must map to exactly one row)",
+            // Against the earlier row reaching furthest, which here is `1..3`.
+            "rows `1..3` and `1` overlap on 1 (the earlier row is on line 6; each value must map to exactly one row)",
+            "rows `1..3` and `2` overlap on 2 (the earlier row is on line 6; each value must map to exactly one row)",
+            // Of two reaching as far, the first.
+            "rows `3` and `3` overlap on 3 (the earlier row is on line 5; each value must map to exactly one row)",
+        ]
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_says_where() {
+    let dir = std::env::temp_dir().join(format!("rulebook-utf8-{}", std::process::id()));
+    let sys = dir.join("t");
+    std::fs::create_dir_all(&sys).unwrap();
+    std::fs::write(
+        sys.join("a.rules"),
+        b"system t \"T\"\nresolver r \"R\" [1] {\n  in a: int 0..1 \"caf\xe9\"\n  out x: int = 0\n}\n",
+    )
+    .unwrap();
+    let c = driver::check_dir(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(codes(&c), ["E0003"], "{}", c.render());
+    let rendered = c.render();
+    assert!(rendered.contains("/t/a.rules:3:22\n"), "{rendered}");
+    assert!(rendered.contains("byte 0xE9"), "{rendered}");
+}
+
+#[test]
+fn division_by_a_literal_zero_is_named_whatever_the_type() {
+    // `/` gives a decimal, so `x` (an int) would also be a type mismatch: only the division by
+    // zero is reported.
+    for set in [
+        "set x = a / 0",
+        "let v = a / 0\n  set x = v",
+        "set x = round(a / 0)",
+        "set x = a % 0",
+        "set x = a / 0.0",
+        "set x = a / (2 - 2)",
+        "set x = d / 0.0",
+    ] {
+        let c = compile(&format!(
+            "system t \"T\"\nresolver r \"R\" [1] {{\n  in a: int 0..3\n  in d: decimal\n  out x: int\n  {set}\n}}\n"
+        ));
+        assert_eq!(codes(&c), ["E0402"], "{set}: {}", c.render());
+    }
+}
+
+#[test]
+fn the_smallest_integer_is_a_literal() {
+    let c = compile(
+        "system t \"T\"\nconst lowest = -9223372036854775808 \"x\" [1]\nresolver r \"R\" [1] {\n  out x: int\n  set x = -9223372036854775808\n}\n",
+    );
+    assert_eq!(codes(&c), Vec::<&str>::new(), "{}", c.render());
+    // Its negation does not fit: overflow, not a crash.
+    let c = compile("system t \"T\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = - -9223372036854775808\n}\n");
+    assert!(codes(&c).contains(&"E0401"), "{}", c.render());
+    let c = compile("system t \"T\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = -9223372036854775809\n}\n");
+    assert_eq!(codes(&c), ["E0401"], "{}", c.render());
+}
+
+#[test]
+fn a_diagnostic_on_a_huge_line_shows_a_window_of_it() {
+    let filler = "let q = 1 ".repeat(90_000);
+    let text = format!("system t \"T\"\nresolver r \"R\" [1] {{ {filler} set zz = 1 }}\n");
+    let c = compile(&text);
+    let rendered = c.render();
+    assert!(
+        rendered.len() < 3000,
+        "{} bytes:\n{}",
+        rendered.len(),
+        &rendered[..3000.min(rendered.len())]
+    );
+    assert!(rendered.contains('…'), "{rendered}");
+    assert!(rendered.contains("zz"), "{rendered}");
+    // The column miette shows is the true one.
+    let d = &c.diagnostics[0];
+    let loc = rulebook_compiler::render::location(d, &c.sources);
+    assert!(rendered.contains(&format!("[{loc}]")), "{rendered}");
+}
