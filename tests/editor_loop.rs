@@ -219,3 +219,40 @@ fn the_readme_diagnostic_is_what_check_prints() {
 fn text_of(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).to_string()
 }
+
+#[test]
+fn the_readme_erratum_review_shows_what_it_says() {
+    // README: the Mercenary Artillery row with its "-" moved from distance 0 to 5 (ambiguity B8).
+    let dir = scratch("erratum");
+    let d = dir.to_string_lossy().to_string();
+    assert!(rulebook(&["export", &d]).status.success());
+    let attack = dir.join("mercenary/attack.rules");
+    let text = std::fs::read_to_string(&attack).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("artillery") && l.contains("| -  | -1 |"))
+        .expect("the Artillery row");
+    std::fs::write(&attack, text.replacen(row, "  artillery      | -1 | 1  | 2  | 2  | 2  | -", 1)).unwrap();
+    let all = text_of(&rulebook(&["diff", "builtin", &d, "--all"]).stdout);
+    assert!(
+        all.contains("mercenary.range_attack_modifiers row \"artillery\": [0] – → -1, [1] -1 → 1, [2] 1 → 2, [5] 2 → –"),
+        "{all}"
+    );
+    let sets = [
+        "attacker=artillery",
+        "defender=infantry",
+        "skill=2",
+        "range=1",
+        "attacker_size=3",
+        "attacker_tl=12",
+        "defender_tl=12",
+        "morale=6",
+    ];
+    let mut args = vec!["diff", "builtin", d.as_str(), "mercenary.unit_attack"];
+    for s in &sets {
+        args.extend(["--set", s]);
+    }
+    let one = text_of(&rulebook(&args).stdout);
+    assert!(one.contains("failed      5/18  27.78%   1/12   8.33%  -19.44 pp"), "{one}");
+    assert!(one.contains("succeeded  13/18  72.22%  11/12  91.67%  +19.44 pp"), "{one}");
+}

@@ -107,12 +107,12 @@ fn moved(before: &rt::Distribution<rt::Value>, after: &rt::Distribution<rt::Valu
 /// One outcome (or field value) with its probability before and after.
 type Row = (rt::Value, rt::Prob, rt::Prob);
 
-/// One probability as `n/d  pp.pp%` ("0" when the outcome cannot happen on that side).
-fn shown(p: &rt::Prob) -> String {
+/// One probability as (`n/d`, `pp.pp%`); ("0", "") when the outcome cannot happen on that side.
+fn shown(p: &rt::Prob) -> (String, String) {
     if p.is_zero() {
-        "0".to_string()
+        ("0".to_string(), String::new())
     } else {
-        format!("{}  {}%", p.numer_denom_string(), p.percent(2))
+        (p.numer_denom_string(), format!("{}%", p.percent(2)))
     }
 }
 
@@ -137,27 +137,37 @@ fn rows_by<K: Ord + Clone>(
         .collect()
 }
 
-/// `label  before  after  change` with aligned columns, then the probability that moved.
+/// `label  before  after  change` with every column aligned (fractions and percentages apart),
+/// under a header.
 fn write_rows(rows: &[(String, rt::Prob, rt::Prob)], out: &mut dyn Write) -> Result<(), CliError> {
-    let cells: Vec<[String; 4]> = std::iter::once(["".to_string(), "before".to_string(), "after".to_string(), "change".to_string()])
-        .chain(rows.iter().map(|(l, b, a)| {
+    let cells: Vec<[String; 6]> = rows
+        .iter()
+        .map(|(l, b, a)| {
             let c = change(b, a);
-            [
-                l.clone(),
-                shown(b),
-                shown(a),
-                if c.is_zero() {
-                    "0".to_string()
-                } else {
-                    format!("{} pp", signed_percent(&c))
-                },
-            ]
-        }))
+            let ((bf, bp), (af, ap)) = (shown(b), shown(a));
+            let c = if c.is_zero() {
+                "0".to_string()
+            } else {
+                format!("{} pp", signed_percent(&c))
+            };
+            [l.clone(), bf, bp, af, ap, c]
+        })
         .collect();
     let w = |i: usize| cells.iter().map(|c| c[i].chars().count()).max().unwrap_or(0);
-    let (w0, w1, w2, w3) = (w(0), w(1), w(2), w(3));
+    let (w0, w1, w2, w3, w4, w5) = (w(0), w(1), w(2), w(3), w(4), w(5));
+    let (wb, wa) = (w1 + 2 + w2, w3 + 2 + w4);
+    let header = format!("  {}  {:>wb$}  {:>wa$}  {:>w5$}", pad("", w0), "before", "after", "change");
+    writeln!(out, "{}", header.trim_end())?;
     for c in &cells {
-        let line = format!("  {}  {:>w1$}  {:>w2$}  {:>w3$}", pad(&c[0], w0), c[1], c[2], c[3]);
+        let line = format!(
+            "  {}  {:>w1$}  {:>w2$}  {:>w3$}  {:>w4$}  {:>w5$}",
+            pad(&c[0], w0),
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            c[5]
+        );
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
@@ -375,6 +385,14 @@ fn cells(s: &ir::System, t: &ir::TableDef, r: &ir::RowDef, old: Option<(&ir::Sys
     let name = |i: usize| -> String {
         match (&t.result, &t.kind) {
             (None, _) => t.columns.get(i).map(|(n, _)| n.clone()).unwrap_or_default(),
+            // A number column reads `[3]`, so `[3] 2 → 1` is not taken for arithmetic.
+            (
+                Some(_),
+                ir::TableKind::Matrix {
+                    cols: cols @ ir::Axis::Int { .. },
+                    ..
+                },
+            ) => format!("[{}]", cols.label(s, i)),
             (Some(_), ir::TableKind::Matrix { cols, .. }) => cols.label(s, i),
             (Some(_), _) => "value".into(),
         }
