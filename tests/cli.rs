@@ -495,3 +495,20 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget() {
     assert!(err.contains("stopped after 1 s") && err.contains("rulebook sim"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn roll_and_odds_help_name_the_optional_rules_briefly() {
+    // Issue 13: the help listed every option of every system with its title, 25+ ragged lines.
+    for verb in ["roll", "odds"] {
+        let out = rulebook(&[verb, "--help"]);
+        let help = String::from_utf8_lossy(&out.stdout).to_string();
+        let section = help.split("Optional rules are inputs").nth(1).unwrap_or_else(|| panic!("{help}"));
+        assert!(section.contains("`rulebook list SYSTEM`"), "{section}");
+        assert!(
+            section.contains("special_results") && section.contains("artillery_dash_at_5"),
+            "{section}"
+        );
+        assert!(section.lines().count() <= 12, "{section}");
+        assert!(section.lines().all(|l| l.chars().count() <= 100), "{section}");
+    }
+}

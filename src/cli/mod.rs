@@ -417,17 +417,32 @@ fn with_extra_help(c: clap::Command, extra: &str) -> clap::Command {
     c.after_help(format!("{base}\n\n{extra}"))
 }
 
-/// "Optional rules" help text: each system's optional-rule switches, all off unless set.
+/// "Optional rules" help text: how many each system has and where to read them, one line a system
+/// (the rules themselves, with titles and citations, are in `rulebook list SYSTEM`).
 fn optional_rules_help(systems: &[&'static rt::SystemInfo]) -> String {
-    let mut out =
-        String::from("Optional rules (inputs, off unless --set NAME=true; `rulebook list SYSTEM.RESOLVER` shows which a resolver uses):");
-    for s in systems {
-        if s.options.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("\n  {}:", s.name));
-        for o in s.options {
-            out.push_str(&format!("\n    {:<18} {} [{}]", o.name, o.title, o.cite));
+    let mut out = String::from(
+        "Optional rules are inputs, off unless --set NAME=true. `rulebook list SYSTEM` lists them with their\ncitations; `rulebook list SYSTEM.RESOLVER` shows which a resolver uses:",
+    );
+    let width = systems.iter().map(|s| s.name.chars().count()).max().unwrap_or(0);
+    for s in systems.iter().filter(|s| !s.options.is_empty()) {
+        // Names wrapped at 100 columns, continuation lines under the first name.
+        out.push_str(&format!("\n  {}  ", pad(s.name, width)));
+        let (indent, mut col) = (width + 4, width + 4);
+        for (i, o) in s.options.iter().enumerate() {
+            let item = if i + 1 < s.options.len() {
+                format!("{},", o.name)
+            } else {
+                o.name.to_string()
+            };
+            if col > indent && col + 1 + item.chars().count() > 100 {
+                out.push_str(&format!("\n{}", " ".repeat(indent)));
+                col = indent;
+            } else if col > indent {
+                out.push(' ');
+                col += 1;
+            }
+            out.push_str(&item);
+            col += item.chars().count();
         }
     }
     out
