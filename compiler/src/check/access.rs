@@ -55,17 +55,13 @@ impl Checker<'_> {
         }
         if let Some(Ty::Enum(e)) = &want {
             let en = self.enums[*e].name.clone();
-            let help = did_you_mean(
-                n,
-                self.enums[*e].variants.iter().map(|(v, _)| v.as_str()).collect::<Vec<_>>(),
-                "variant",
-            );
-            self.err(
-                "E0101",
+            self.err_unknown(
                 span,
                 format!("`{n}` is not a variant of `{en}`"),
                 "unknown variant",
-                Some(help),
+                n,
+                self.enums[*e].variants.iter().map(|(v, _)| v.clone()).collect(),
+                "variant",
             );
             return Self::err_expr(span);
         }
@@ -141,17 +137,13 @@ impl Checker<'_> {
                 span,
             }),
             None => {
-                let help = did_you_mean(
-                    &field.name,
-                    self.enums[e].variants.iter().map(|(v, _)| v.as_str()).collect::<Vec<_>>(),
-                    "variant",
-                );
-                self.err(
-                    "E0101",
+                self.err_unknown(
                     field.span,
                     format!("`{}` is not a variant of `{n}`", field.name),
                     "unknown variant",
-                    Some(help),
+                    &field.name,
+                    self.enums[e].variants.iter().map(|(v, _)| v.clone()).collect(),
+                    "variant",
                 );
                 Some(Self::err_expr(span))
             }
@@ -231,17 +223,13 @@ impl Checker<'_> {
                 } else {
                     self.tables[t].name.clone()
                 };
-                let help = did_you_mean(
-                    &field.name,
-                    self.tables[t].columns.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-                    "column",
-                );
-                self.err(
-                    "E0101",
+                self.err_unknown(
                     field.span,
                     format!("`{table}` has no column `{}`", field.name),
                     "unknown column",
-                    Some(help),
+                    &field.name,
+                    self.tables[t].columns.iter().map(|(n, _)| n.clone()).collect(),
+                    "column",
                 );
                 return None;
             };
@@ -284,17 +272,13 @@ impl Checker<'_> {
             }
             None => {
                 let rn = self.resolvers[r].name.clone();
-                let help = did_you_mean(
-                    &field.name,
-                    self.resolvers[r].outputs.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
-                    "output",
-                );
-                self.err(
-                    "E0101",
+                self.err_unknown(
                     field.span,
                     format!("resolver `{rn}` has no output `{}`", field.name),
                     "unknown output",
-                    Some(help),
+                    &field.name,
+                    self.resolvers[r].outputs.iter().map(|o| o.name.clone()).collect(),
+                    "output",
                 );
                 Self::err_expr(span)
             }
@@ -321,17 +305,13 @@ impl Checker<'_> {
             }
             None => {
                 let tn = self.tables[t].name.clone();
-                let help = did_you_mean(
-                    &field.name,
-                    self.tables[t].columns.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-                    "column",
-                );
-                self.err(
-                    "E0101",
+                self.err_unknown(
                     field.span,
                     format!("table `{tn}` has no column `{}`", field.name),
                     "unknown column",
-                    Some(help),
+                    &field.name,
+                    self.tables[t].columns.iter().map(|(n, _)| n.clone()).collect(),
+                    "column",
                 );
                 Self::err_expr(span)
             }
@@ -356,17 +336,13 @@ impl Checker<'_> {
             }
             None => {
                 let rn = self.records[r].name.clone();
-                let help = did_you_mean(
-                    &field.name,
-                    self.records[r].fields.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>(),
-                    "field",
-                );
-                self.err(
-                    "E0101",
+                self.err_unknown(
                     field.span,
                     format!("record `{rn}` has no field `{}`", field.name),
                     "unknown field",
-                    Some(help),
+                    &field.name,
+                    self.records[r].fields.iter().map(|(n, _, _)| n.clone()).collect(),
+                    "field",
                 );
                 Self::err_expr(span)
             }

@@ -120,6 +120,13 @@ impl<'a> Checker<'a> {
         self.diags.push(d);
     }
 
+    /// E0101 for a name that is not among `candidates` (`kind`: "variant", "column"...), with
+    /// "did you mean" as its help.
+    pub(super) fn err_unknown(&mut self, span: Span, msg: String, label: &str, name: &str, candidates: Vec<String>, kind: &str) {
+        let help = crate::diag::did_you_mean(name, candidates.iter().map(String::as_str), kind);
+        self.err("E0101", span, msg, label, Some(help));
+    }
+
     pub(super) fn warn(&mut self, code: &'static str, span: Span, msg: impl Into<String>, label: impl Into<String>, help: Option<String>) {
         let mut d = Diagnostic::warning(code, span, msg).label(label);
         d.help = help;
