@@ -220,3 +220,57 @@ fn starleader_turn_actions_and_action_cost_agree_for_every_action() {
     }
     assert!(accepted > 20 && refused > 20, "accepted {accepted}, refused {refused}");
 }
+
+/// Combat 3000: `fire` (a shot and its effect, from a chance already worked out) and `shot` (the
+/// chance from the to-hit list, then the d100) resolve the same d100. For situations across every
+/// range band, weapon class, light and accuracy (chances from below 0 to above 100) and breakdown
+/// factors 0 to 5, `fire` given the chance `shot` computes hits, misses and breaks down with the
+/// same exact odds; and its kill odds are P(hit) x P(kill roll).
+#[test]
+fn combat3000_fire_and_shot_agree() {
+    let mut n = 0;
+    for range in ["5", "20", "50", "120", "340"] {
+        for class in ["p", "s", "m", "h"] {
+            for (light, acc) in [("bright", "60"), ("normal", "0"), ("night", "-40")] {
+                for breakdown in ["0", "3", "5"] {
+                    let sets = [
+                        ("range_cm", range),
+                        ("weapon_class", class),
+                        ("light", light),
+                        ("firer_accuracy", acc),
+                        ("breakdown", breakdown),
+                    ];
+                    let (r, inputs) = bind("combat3000.shot", &sets, "");
+                    let d = runtime::odds_dyn(r, &inputs).unwrap();
+                    let chances = marginal(&d, &["chance"]);
+                    assert_eq!(chances.len(), 1, "{sets:?}: one chance");
+                    let chance = chances[0].0.trim_start_matches("chance=").to_string();
+                    let shot = marginal(&d, &["result"]);
+                    let fire = verdict(
+                        "combat3000.fire",
+                        &[("chance", &chance), ("breakdown", breakdown), ("effect", "0")],
+                        "",
+                        &["result"],
+                    );
+                    assert_eq!(fire, Verdict::Accepted(shot.clone()), "{sets:?} (chance {chance})");
+                    // Killed = P(hit) x P(2d10 >= 12) = P(hit) x 45/100.
+                    let (r, inputs) = bind(
+                        "combat3000.fire",
+                        &[("chance", &chance), ("breakdown", breakdown), ("effect", "0")],
+                        "",
+                    );
+                    let f = runtime::odds_dyn(r, &inputs).unwrap();
+                    let hit = shot
+                        .iter()
+                        .find(|(k, _)| k == "result=hit")
+                        .map(|(_, p)| p.clone())
+                        .unwrap_or_else(Prob::zero);
+                    let killed = f.probability(|o| o.field("killed").map(|v| v.to_string()) == Some("true".into()));
+                    assert_eq!(killed, hit.mul(&Prob::new(45, 100).unwrap()), "{sets:?}");
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(n, 180);
+}

@@ -275,6 +275,7 @@ pub enum StmtKind {
     },
     Note {
         text: String,
+        text_span: Span,
         cite: Option<Cite>,
     },
     Return,

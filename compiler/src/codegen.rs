@@ -208,6 +208,26 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A `String` expression for a message with `{value}` parts (`require`, `note`).
+    fn message(&self, parts: &[MsgPart]) -> String {
+        let mut fmt = String::new();
+        let mut args = Vec::new();
+        for p in parts {
+            match p {
+                MsgPart::Text(t) => fmt.push_str(&t.replace('{', "{{").replace('}', "}}")),
+                MsgPart::Value(e) => {
+                    fmt.push_str("{}");
+                    args.push(self.to_value(&self.expr(e), &e.ty));
+                }
+            }
+        }
+        if args.is_empty() {
+            format!("{}.to_string()", lit(&fmt))
+        } else {
+            format!("format!({}, {})", lit(&fmt), args.join(", "))
+        }
+    }
+
     /// Rust code converting `code` (of type `t`) into an `rt::Value`.
     fn to_value(&self, code: &str, t: &Ty) -> String {
         match t {
@@ -1138,22 +1158,7 @@ impl<'a> Gen<'a> {
                 let _ = cite;
             }
             Stmt::Require { cond, message, cite } => {
-                let mut fmt = String::new();
-                let mut args = Vec::new();
-                for p in message {
-                    match p {
-                        MsgPart::Text(t) => fmt.push_str(&t.replace('{', "{{").replace('}', "}}")),
-                        MsgPart::Value(e) => {
-                            fmt.push_str("{}");
-                            args.push(self.to_value(&self.expr(e), &e.ty));
-                        }
-                    }
-                }
-                let msg = if args.is_empty() {
-                    format!("{}.to_string()", lit(&fmt))
-                } else {
-                    format!("format!({}, {})", lit(&fmt), args.join(", "))
-                };
+                let msg = self.message(message);
                 let _ = writeln!(
                     o,
                     "if !({}) {{ violations.get_or_insert_with(Vec::new).push(rt::Violation {{ cite: {}.to_string(), message: {msg} }}); }}",
@@ -1164,8 +1169,8 @@ impl<'a> Gen<'a> {
             Stmt::Note { text, cite } => {
                 let _ = writeln!(
                     o,
-                    "if T::ENABLED {{ trace.event(rt::Event::Note {{ text: {}.to_string(), cite: {}.to_string() }}); }}",
-                    lit(text),
+                    "if T::ENABLED {{ trace.event(rt::Event::Note {{ text: {}, cite: {}.to_string() }}); }}",
+                    self.message(text),
                     lit(cite)
                 );
             }

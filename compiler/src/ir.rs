@@ -430,7 +430,8 @@ pub enum Stmt {
         cite: String,
     },
     Note {
-        text: String,
+        /// The text, with `{name}` values interpolated as in a `require` message.
+        text: Vec<MsgPart>,
         cite: String,
     },
     Return,

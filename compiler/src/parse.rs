@@ -879,9 +879,11 @@ impl Lower {
                 }
             }
             Rule::note_stmt => {
-                let text = unquote(&it.next()?);
+                let m = it.next()?;
+                let text_span = self.span(&m);
+                let text = unquote(&m);
                 let cite = it.next().map(|c| self.cite(c));
-                StmtKind::Note { text, cite }
+                StmtKind::Note { text, text_span, cite }
             }
             Rule::return_stmt => StmtKind::Return,
             Rule::break_stmt => StmtKind::Break,

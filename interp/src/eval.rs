@@ -483,13 +483,7 @@ impl Sys {
             }
             Stmt::Require { cond, message, cite } => {
                 if !boolean(&self.expr(cond, f, trace)?)? {
-                    let mut text = String::new();
-                    for p in message {
-                        match p {
-                            MsgPart::Text(t) => text.push_str(t),
-                            MsgPart::Value(e) => text.push_str(&self.expr(e, f, trace)?.to_string()),
-                        }
-                    }
+                    let text = self.message(message, f, trace)?;
                     f.violations.get_or_insert_with(Vec::new).push(rt::Violation {
                         cite: cite.clone(),
                         message: text,
@@ -498,10 +492,8 @@ impl Sys {
             }
             Stmt::Note { text, cite } => {
                 if T::ENABLED {
-                    trace.event(Event::Note {
-                        text: text.clone(),
-                        cite: cite.clone(),
-                    });
+                    let text = self.message(text, f, trace)?;
+                    trace.event(Event::Note { text, cite: cite.clone() });
                 }
             }
             Stmt::Return => return Ok(Flow::Return),
@@ -707,6 +699,18 @@ impl Sys {
             read,
             reroll,
         })
+    }
+
+    /// A message with `{value}` parts (`require`, `note`), as the generated code formats it.
+    fn message<T: Trace>(&self, parts: &'static [MsgPart], f: &mut Frame, trace: &mut T) -> Result<String, Error> {
+        let mut text = String::new();
+        for p in parts {
+            match p {
+                MsgPart::Text(t) => text.push_str(t),
+                MsgPart::Value(e) => text.push_str(&self.expr(e, f, trace)?.to_string()),
+            }
+        }
+        Ok(text)
     }
 
     // ------------------------------------------------------------ expressions

@@ -133,8 +133,15 @@ impl<'a> Checker<'a> {
         self.diags.push(d);
     }
 
+    /// A citation as traces show it: one that starts with a rule number (`6.3`) or a page
+    /// (`p.13 Kills`, `pp.12-13`) gets the system's cite prefix ("Starleader 6.3").
     pub(super) fn cite(&self, c: &ast::Cite) -> String {
-        if c.text.starts_with(|ch: char| ch.is_ascii_digit()) && !self.cite_prefix.is_empty() {
+        let page = ["p.", "pp."].iter().any(|p| {
+            c.text
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_digit()))
+        });
+        if (page || c.text.starts_with(|ch: char| ch.is_ascii_digit())) && !self.cite_prefix.is_empty() {
             format!("{} {}", self.cite_prefix, c.text)
         } else {
             c.text.clone()

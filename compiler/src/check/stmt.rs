@@ -69,8 +69,8 @@ impl<'a> Checker<'a> {
                 message_span,
                 cite,
             } => self.stmt_require(ctx, cond, message, *message_span, cite),
-            K::Note { text, cite } => Stmt::Note {
-                text: text.clone(),
+            K::Note { text, text_span, cite } => Stmt::Note {
+                text: self.message(ctx, text, *text_span),
                 cite: cite.as_ref().map(|c| self.cite(c)).unwrap_or_default(),
             },
             K::Return => Stmt::Return,

@@ -1,0 +1,541 @@
+//! Combat 3000: exact odds against the probabilities the reference derives from the book (A.4, A.5),
+//! the reading switches of the damaged to-hit values (A.7.4), and the skirmish procedure's rules
+//! (fire sub-phases, close combat, reloading). Each test cites the rule it checks; the readings are
+//! in docs/ambiguities.md (part C3K).
+
+mod common;
+
+use common::{attempt, field, odds, refusals, resolve};
+use rulebook::runtime::{self, Prob, Value};
+
+/// P(field == value), summed exactly over the joint distribution.
+fn p(d: &runtime::Distribution<Value>, name: &str, value: &str) -> String {
+    let pr = d
+        .probability(|o| o.field(name).map(|v| v.to_string()) == Some(value.to_string()))
+        .to_string();
+    match pr.as_str() {
+        "0/1" => "0".into(),
+        "1/1" => "1".into(),
+        _ => pr,
+    }
+}
+
+fn dist(path: &str, sets: &[(&str, &str)]) -> runtime::Distribution<Value> {
+    let d = odds(path, sets, "").unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(d.total(), Prob::one(), "{path}: the odds must sum to exactly 1");
+    d
+}
+
+// ------------------------------------------------------------------ to hit (p.12-13)
+
+/// A.5 test vector: average human, weapon accuracy 0, short range, stationary target of size 0,
+/// normal light, breakdown 2: p = 50, breakdown 2/100, hit 48/100, miss 50/100.
+#[test]
+fn the_base_shot_hits_48_in_100_and_breaks_down_2_in_100() {
+    let d = dist("combat3000.shot", &[("range_cm", "20"), ("weapon_class", "s"), ("breakdown", "2")]);
+    assert_eq!(p(&d, "chance", "50"), "1");
+    assert_eq!(p(&d, "result", "hit"), "12/25");
+    assert_eq!(p(&d, "result", "miss"), "1/2");
+    assert_eq!(p(&d, "result", "breakdown"), "1/50");
+}
+
+/// A breakdown factor of 0 is "totally reliable": the d100 never reads 0 ("00" is 100).
+#[test]
+fn a_breakdown_factor_of_0_never_breaks_down() {
+    let d = dist("combat3000.shot", &[("range_cm", "20"), ("weapon_class", "s"), ("breakdown", "0")]);
+    assert_eq!(p(&d, "result", "breakdown"), "0");
+    assert_eq!(p(&d, "result", "hit"), "1/2");
+    // "00" reads 100: a chance of 99 misses only on it.
+    let d = dist(
+        "combat3000.shot",
+        &[
+            ("range_cm", "10"),
+            ("weapon_class", "s"),
+            ("breakdown", "0"),
+            ("firer_accuracy", "29"),
+        ],
+    );
+    assert_eq!(p(&d, "chance", "99"), "1");
+    assert_eq!(p(&d, "result", "miss"), "1/100");
+}
+
+/// Range bands (T-A3): a shared end belongs to the nearer band, and at long range -10% for each
+/// full metre (100 cm) of the range, counted from 0; the switch counts from 75 cm.
+#[test]
+fn range_bands_and_the_long_range_metres() {
+    let chance = |range: &str, extra: &[(&str, &str)]| {
+        let mut sets = vec![("range_cm", range), ("weapon_class", "s"), ("breakdown", "0")];
+        sets.extend_from_slice(extra);
+        field(&resolve("combat3000.shot", &sets, "", &[9, 9]).unwrap(), "chance")
+    };
+    assert_eq!(chance("15", &[]), "70"); // point blank +20
+    assert_eq!(chance("16", &[]), "50"); // short 0
+    assert_eq!(chance("30", &[]), "50");
+    assert_eq!(chance("31", &[]), "35"); // medium -15
+    assert_eq!(chance("75", &[]), "35");
+    assert_eq!(chance("76", &[]), "25"); // long -25
+    assert_eq!(chance("99", &[]), "25");
+    assert_eq!(chance("100", &[]), "15"); // and -10 for the first full metre
+    assert_eq!(chance("250", &[]), "5");
+    // Counted beyond 75 cm: 174 cm is 99 cm past it, no full metre yet; 175 is one.
+    assert_eq!(chance("174", &[("long_range_beyond_75", "true")]), "25");
+    assert_eq!(chance("175", &[("long_range_beyond_75", "true")]), "15");
+}
+
+/// A.5 test vector: pistol at point blank, same target as last turn, bright light:
+/// 50 + 20 + 8 + 5 + 5 = 88%. The damaged "+8" may be a 5: the switch gives 85%.
+#[test]
+fn the_pistol_point_blank_value_is_switchable() {
+    let sets = [
+        ("range_cm", "10"),
+        ("weapon_class", "p"),
+        ("same_target", "true"),
+        ("light", "bright"),
+        ("breakdown", "0"),
+    ];
+    assert_eq!(field(&resolve("combat3000.shot", &sets, "", &[9, 9]).unwrap(), "chance"), "88");
+    let mut alt = sets.to_vec();
+    alt.push(("pistol_point_blank_5", "true"));
+    let d = dist("combat3000.shot", &alt);
+    assert_eq!(p(&d, "chance", "85"), "1");
+    assert_eq!(p(&d, "result", "hit"), "17/20");
+}
+
+/// The other damaged to-hit values (A.7.4) and their switches: pistol long -18 or -15, speaking -6
+/// or -5, night -30 or -35; and the target size, 1% or 10% a step.
+#[test]
+fn the_damaged_to_hit_values_are_switchable() {
+    let chance = |sets: &[(&str, &str)]| {
+        let mut all = vec![("weapon_class", "p"), ("breakdown", "0")];
+        all.extend_from_slice(sets);
+        field(&resolve("combat3000.shot", &all, "", &[9, 9]).unwrap(), "chance")
+    };
+    // Long range, a pistol: 50 - 25 - 18.
+    assert_eq!(chance(&[("range_cm", "80")]), "7");
+    assert_eq!(chance(&[("range_cm", "80"), ("pistol_long_15", "true")]), "10");
+    // An 'S' weapon fired one-handed takes the pistol lines too, and -15.
+    let s_one = [
+        ("range_cm", "80"),
+        ("weapon_class", "s"),
+        ("one_handed", "true"),
+        ("breakdown", "0"),
+    ];
+    assert_eq!(field(&resolve("combat3000.shot", &s_one, "", &[9, 9]).unwrap(), "chance"), "-8");
+    assert_eq!(chance(&[("range_cm", "20"), ("speaking", "true")]), "44");
+    assert_eq!(chance(&[("range_cm", "20"), ("speaking", "true"), ("speaking_5", "true")]), "45");
+    assert_eq!(chance(&[("range_cm", "20"), ("light", "night")]), "20");
+    assert_eq!(chance(&[("range_cm", "20"), ("light", "night"), ("night_35", "true")]), "15");
+    assert_eq!(chance(&[("range_cm", "20"), ("target_size", "-2")]), "48");
+    assert_eq!(chance(&[("range_cm", "20"), ("target_size", "-2"), ("size_in_tens", "true")]), "30");
+}
+
+/// Aimed fire (p.11, p.13): +15%, and +5% for each of the 2nd and 3rd turns spent aiming (A.7.20),
+/// no more after 3; the sight's accuracy counts only for aimed fire, its night bonus instead at night.
+#[test]
+fn aimed_fire_adds_up_to_25_and_the_sight() {
+    let chance = |sets: &[(&str, &str)]| {
+        let mut all = vec![
+            ("range_cm", "20"),
+            ("weapon_class", "s"),
+            ("breakdown", "0"),
+            ("sight_accuracy", "10"),
+            ("sight_night", "20"),
+        ];
+        all.extend_from_slice(sets);
+        field(&resolve("combat3000.shot", &all, "", &[9, 9]).unwrap(), "chance")
+    };
+    assert_eq!(chance(&[]), "50");
+    assert_eq!(chance(&[("aimed", "true")]), "75");
+    assert_eq!(chance(&[("aimed", "true"), ("aim_turns", "2")]), "80");
+    assert_eq!(chance(&[("aimed", "true"), ("aim_turns", "3")]), "85");
+    assert_eq!(chance(&[("aimed", "true"), ("aim_turns", "5")]), "85");
+    // At night: -30, and the night bonus (20) in place of the accuracy (10).
+    assert_eq!(chance(&[("aimed", "true"), ("light", "night")]), "55");
+}
+
+// ------------------------------------------------------------------ fire sub-phase (p.12)
+
+/// A.4: with reflex 0 and no modifiers the sub-phase is uniform over 1..6; an 'H' weapon (+2) fires
+/// in 3..6 on 1..4 and cannot fire on 5 or 6 (2/6). A score of 0 or less counts as 1.
+#[test]
+fn fire_subphase_odds() {
+    let d = dist("combat3000.fire_subphase", &[("weapon_class", "s")]);
+    for s in 1..=6 {
+        assert_eq!(p(&d, "subphase", &s.to_string()), "1/6");
+    }
+    assert_eq!(p(&d, "can_fire", "true"), "1");
+    let d = dist("combat3000.fire_subphase", &[("weapon_class", "h")]);
+    assert_eq!(p(&d, "can_fire", "false"), "1/3");
+    assert_eq!(p(&d, "subphase", "1"), "0");
+    assert_eq!(p(&d, "subphase", "3"), "1/6");
+    // Reflex +2, aimed, same target: 1d6 - 6, always 0 or less: sub-phase 1.
+    let d = dist(
+        "combat3000.fire_subphase",
+        &[("weapon_class", "s"), ("reflex", "2"), ("aimed", "true"), ("same_target", "true")],
+    );
+    assert_eq!(p(&d, "subphase", "1"), "1");
+}
+
+// ------------------------------------------------------------------ kills and armour (p.13-14)
+
+/// A.4: P(2d10 + m >= 12) for m = -3..+5: 21, 28, 36, 45, 55, 64, 72, 79, 85 in 100.
+#[test]
+fn kill_roll_odds_match_the_reference() {
+    let want = ["21/100", "7/25", "9/25", "9/20", "11/20", "16/25", "18/25", "79/100", "17/20"];
+    for (m, want) in (-3..=5).zip(want) {
+        let d = dist("combat3000.kill", &[("effect", &m.to_string())]);
+        assert_eq!(p(&d, "killed", "true"), want, "effect {m}");
+    }
+    // The target's strength and partial armour subtract; a confined explosion adds 3.
+    let a = dist("combat3000.kill", &[("effect", "2"), ("strength", "1"), ("armour", "1")]);
+    let b = dist("combat3000.kill", &[("effect", "0")]);
+    assert_eq!(p(&a, "killed", "true"), p(&b, "killed", "true"));
+    let c = dist("combat3000.kill", &[("effect", "0"), ("confined_explosion", "true")]);
+    assert_eq!(p(&c, "killed", "true"), "18/25");
+}
+
+/// A.4: P(1d6 + E > A) = (6 - (A - E)) / 6, e.g. E = 3, A = 6: 3/6; excess = score - armour. A
+/// weapon of negative effect cannot pierce (A.7.12) unless the switch says it may.
+#[test]
+fn penetration_odds_and_the_negative_effect_reading() {
+    let d = dist("combat3000.penetration", &[("effect", "3"), ("armour", "6")]);
+    assert_eq!(p(&d, "pierced", "true"), "1/2");
+    assert_eq!(p(&d, "excess", "3"), "1/6");
+    let d = dist("combat3000.penetration", &[("effect", "-1"), ("armour", "2")]);
+    assert_eq!(p(&d, "pierced", "true"), "0");
+    let d = dist(
+        "combat3000.penetration",
+        &[("effect", "-1"), ("armour", "2"), ("pierce_any_effect", "true")],
+    );
+    assert_eq!(p(&d, "pierced", "true"), "1/2");
+}
+
+/// T-A8: one d10 per point of excess; per roll none 2/10, immobilised, weapon, crewman and power
+/// 1/10 each, knocked out 4/10. Two rolls: knocked out 1 - (6/10)^2 = 16/25.
+#[test]
+fn vehicle_damage_odds() {
+    let d = dist("combat3000.vehicle_hits", &[("excess", "1")]);
+    assert_eq!(p(&d, "knocked_out", "true"), "2/5");
+    assert_eq!(p(&d, "immobilised", "true"), "1/10");
+    assert_eq!(p(&d, "weapons_destroyed", "1"), "1/10");
+    assert_eq!(p(&d, "crew_killed", "1"), "1/10");
+    assert_eq!(p(&d, "power_lost", "true"), "1/10");
+    let d = dist("combat3000.vehicle_hits", &[("excess", "2")]);
+    assert_eq!(p(&d, "knocked_out", "true"), "16/25");
+    assert_eq!(p(&d, "crew_killed", "2"), "1/100");
+    let d = dist("combat3000.vehicle_hits", &[("excess", "0")]);
+    assert_eq!(p(&d, "knocked_out", "false"), "1");
+}
+
+/// The whole fire and its steps agree: its hit chance is the shot's for the same chance and
+/// breakdown, and its kill chance is P(hit) x P(kill).
+#[test]
+fn the_whole_fire_agrees_with_its_steps() {
+    let shot = dist(
+        "combat3000.shot",
+        &[
+            ("range_cm", "40"),
+            ("weapon_class", "s"),
+            ("breakdown", "3"),
+            ("firer_accuracy", "10"),
+        ],
+    );
+    assert_eq!(p(&shot, "chance", "45"), "1");
+    let fire = dist(
+        "combat3000.fire",
+        &[("chance", "45"), ("breakdown", "3"), ("effect", "1"), ("strength", "1")],
+    );
+    for r in ["hit", "miss", "breakdown"] {
+        assert_eq!(p(&fire, "result", r), p(&shot, "result", r), "{r}");
+    }
+    // P(hit) = 42/100; P(kill | hit) = P(2d10 >= 12) = 45/100.
+    assert_eq!(
+        p(&fire, "killed", "true"),
+        (Prob::new(42, 100).unwrap().mul(&Prob::new(45, 100).unwrap())).to_string()
+    );
+    // Against complete armour: penetration first, then the kill roll without the armour.
+    let fire = dist(
+        "combat3000.fire",
+        &[
+            ("chance", "100"),
+            ("breakdown", "0"),
+            ("effect", "3"),
+            ("target", "armoured_figure"),
+            ("armour", "6"),
+        ],
+    );
+    let kill = dist("combat3000.kill", &[("effect", "3")]);
+    let want = Prob::new(1, 2)
+        .unwrap()
+        .mul(&kill.probability(|o| o.field("killed").map(|v| v.to_string()) == Some("true".into())));
+    assert_eq!(p(&fire, "killed", "true"), want.to_string());
+    // A vehicle: each point of excess is a damage roll.
+    let fire = dist(
+        "combat3000.fire",
+        &[
+            ("chance", "100"),
+            ("breakdown", "0"),
+            ("effect", "3"),
+            ("target", "vehicle"),
+            ("armour", "8"),
+        ],
+    );
+    // Excess 1 on a 6 only: knocked out 1/6 x 4/10.
+    assert_eq!(p(&fire, "knocked_out", "true"), "1/15");
+}
+
+// ------------------------------------------------------------------ weapons between shots
+
+/// C3K-05: d10 + dexterity over 8 repairs, under 3 scraps; with dexterity 0, 2/10, 2/10, 6/10.
+#[test]
+fn repair_odds() {
+    let d = dist("combat3000.repair", &[]);
+    assert_eq!(p(&d, "result", "repaired"), "1/5");
+    assert_eq!(p(&d, "result", "beyond_repair"), "1/5");
+    assert_eq!(p(&d, "result", "still_jammed"), "3/5");
+    let d = dist("combat3000.repair", &[("dexterity", "3")]);
+    assert_eq!(p(&d, "result", "repaired"), "1/2");
+    assert_eq!(p(&d, "result", "beyond_repair"), "0");
+}
+
+/// C3K-03: t = max(1, R - dex - crew cut); M with an extra crewman -2, H with one -2, with two -3.
+#[test]
+fn reload_times() {
+    let turns = |sets: &[(&str, &str)]| field(&resolve("combat3000.reload", sets, "", &[]).unwrap(), "turns");
+    assert_eq!(turns(&[("reload_time", "5"), ("weapon_class", "s")]), "5");
+    assert_eq!(turns(&[("reload_time", "5"), ("weapon_class", "s"), ("dexterity", "-2")]), "7");
+    assert_eq!(turns(&[("reload_time", "5"), ("weapon_class", "m"), ("extra_crew", "1")]), "3");
+    assert_eq!(turns(&[("reload_time", "5"), ("weapon_class", "m"), ("extra_crew", "2")]), "3");
+    assert_eq!(turns(&[("reload_time", "5"), ("weapon_class", "h"), ("extra_crew", "2")]), "2");
+    assert_eq!(
+        turns(&[("reload_time", "3"), ("weapon_class", "h"), ("extra_crew", "2"), ("dexterity", "2")]),
+        "1"
+    );
+    // 'Bar' weapons load each barrel separately.
+    assert_eq!(turns(&[("reload_time", "2"), ("weapon_class", "s"), ("barrels", "2")]), "4");
+}
+
+/// T-A9: deviation direction 1-2 under, 3 left, 4 right, 5-6 over; a launcher's distance on d10, a
+/// grenade's on d6; on a wall, over and under halve it.
+#[test]
+fn deviation() {
+    let d = dist("combat3000.deviate", &[]);
+    assert_eq!(p(&d, "direction", "under"), "1/3");
+    assert_eq!(p(&d, "direction", "left"), "1/6");
+    assert_eq!(p(&d, "direction", "over"), "1/3");
+    assert_eq!(p(&d, "distance_cm", "10"), "1/10");
+    let r = resolve("combat3000.deviate", &[("vertical", "true")], "", &[6, 7]).unwrap();
+    assert_eq!((field(&r, "direction"), field(&r, "distance_cm")), ("over".into(), "3.5".into()));
+    let r = resolve("combat3000.deviate", &[("vertical", "true")], "", &[3, 7]).unwrap();
+    assert_eq!(field(&r, "distance_cm"), "7");
+}
+
+/// C3K-36: an 'Inf' weapon with field f rests f turns after firing.
+#[test]
+fn inf_weapons_rest() {
+    let can = |f: &str, since: &str| {
+        field(
+            &resolve("combat3000.inf_rest", &[("rest_turns", f), ("turns_since_fired", since)], "", &[]).unwrap(),
+            "can_fire",
+        )
+    };
+    assert_eq!(can("0", "1"), "true");
+    assert_eq!(can("1", "1"), "false");
+    assert_eq!(can("1", "2"), "true");
+}
+
+/// Communications: a link outside the net on a d10 of 8, 9 or 10 (3/10); another species' speech
+/// rate is an open-ended d10: 10 and a 3 is 13 words.
+#[test]
+fn comms_and_speech_rate() {
+    assert_eq!(p(&dist("combat3000.comms_link", &[]), "linked", "true"), "3/10");
+    assert_eq!(field(&resolve("combat3000.speech_rate", &[], "", &[10, 3]).unwrap(), "words"), "13");
+    let d = dist("combat3000.speech_rate", &[]);
+    assert_eq!(p(&d, "words", "9"), "1/10");
+    assert_eq!(p(&d, "words", "11"), "1/100");
+    assert_eq!(p(&d, "words", "10"), "0");
+    let why = refusals(attempt("combat3000.speech", &[("distance_cm", "5"), ("running", "true")], ""));
+    assert!(why.iter().any(|m| m.contains("running")), "{why:?}");
+}
+
+// ------------------------------------------------------------------ close combat (p.8-9)
+
+/// C3K-15: 1d6 - dex - ref - handling (+1 several opponents, +1 two-handed in one hand, two weapons
+/// +2 or, switched, -2); under 1 counts as 1, over 6 strikes no blow.
+#[test]
+fn strike_subphase() {
+    let d = dist("combat3000.strike_subphase", &[("handling", "-2")]);
+    assert_eq!(p(&d, "strikes", "false"), "1/3");
+    let d = dist("combat3000.strike_subphase", &[("dexterity", "2"), ("reflex", "2")]);
+    assert_eq!(p(&d, "subphase", "1"), "5/6");
+    let d = dist("combat3000.strike_subphase", &[("two_weapons", "true")]);
+    assert_eq!(p(&d, "strikes", "false"), "1/3");
+    let d = dist(
+        "combat3000.strike_subphase",
+        &[("two_weapons", "true"), ("two_weapons_strike_earlier", "true")],
+    );
+    assert_eq!(p(&d, "subphase", "1"), "1/2");
+}
+
+/// C3K-16: 2d10 - the opponent's reflex, dexterity, strength and armour + own strength + the
+/// weapon's effect >= 12. Fist (T-A6) 0/-3 against an average human: P(2d10 >= 15) = 21/100.
+#[test]
+fn close_combat_kill() {
+    let d = dist("combat3000.cc_kill", &[("weapon_effect", "-3")]);
+    assert_eq!(p(&d, "killed", "true"), "21/100");
+    let d = dist(
+        "combat3000.cc_kill",
+        &[("weapon_effect", "2"), ("strength", "1"), ("opponent_armour", "3")],
+    );
+    assert_eq!(p(&d, "killed", "true"), "9/20");
+}
+
+const FIST: &str = "{name: X, strength: 0, dexterity: 0, reflex: 0, armour: 0, handling: 0, weapon_effect: -3, two_handed_in_one: false}";
+
+/// C3K-14: a surprise attack is one free blow, and the target does not strike back.
+#[test]
+fn a_surprise_attack_is_one_free_blow() {
+    let yaml = format!("first: {FIST}\nsecond: {FIST}\nsurprise: true");
+    let d = odds("combat3000.melee", &[], &yaml).unwrap();
+    assert_eq!(p(&d, "second_killed", "true"), "21/100");
+    assert_eq!(p(&d, "first_killed", "true"), "0");
+    // Scripted: 10 + 5 - 3 = 12, a kill.
+    let r = resolve("combat3000.melee", &[], &yaml, &[10, 5]).unwrap();
+    assert_eq!(field(&r, "second_killed"), "true");
+}
+
+/// C3K-15/16 with A.7.14: blows in the same strike sub-phase land together; a figure killed in an
+/// earlier sub-phase strikes no blow.
+#[test]
+fn strike_subphases_in_order() {
+    let yaml = format!("first: {FIST}\nsecond: {FIST}");
+    // Sub-phases 2 and 5: the first strikes first (10 + 10 - 3 = 17 kills), the second never does.
+    let r = resolve("combat3000.melee", &[], &yaml, &[2, 5, 10, 10]).unwrap();
+    assert_eq!(
+        (field(&r, "first_killed"), field(&r, "second_killed")),
+        ("false".into(), "true".into())
+    );
+    // Both in sub-phase 3: both blows land, both fall.
+    let r = resolve("combat3000.melee", &[], &yaml, &[3, 3, 10, 10, 9, 9]).unwrap();
+    assert_eq!(
+        (field(&r, "first_killed"), field(&r, "second_killed")),
+        ("true".into(), "true".into())
+    );
+    // The odds sum to 1 and are symmetric between two equal fighters.
+    let d = odds("combat3000.melee", &[], &yaml).unwrap();
+    assert_eq!(d.total(), Prob::one());
+    assert_eq!(p(&d, "first_killed", "true"), p(&d, "second_killed", "true"));
+}
+
+// ------------------------------------------------------------------ movement and vision
+
+#[test]
+fn movement_rates() {
+    let rate = |sets: &[(&str, &str)], faces: &[i64]| field(&resolve("combat3000.move_rate", sets, "", faces).unwrap(), "max_cm");
+    assert_eq!(rate(&[], &[]), "5");
+    assert_eq!(rate(&[("mode", "run")], &[]), "15");
+    assert_eq!(rate(&[("mode", "run"), ("stairs", "true"), ("difficult", "true")], &[]), "3.75");
+    assert_eq!(rate(&[("mode", "crawl"), ("prone", "true")], &[]), "2.5");
+    assert_eq!(rate(&[("mode", "very_steep")], &[2]), "1");
+    assert_eq!(rate(&[("mode", "vertical")], &[9]), "0");
+    let why = refusals(attempt("combat3000.move_rate", &[("mode", "crawl")], ""));
+    assert!(why.iter().any(|m| m.contains("prone")), "{why:?}");
+}
+
+#[test]
+fn vehicle_speed_limits() {
+    let v = |sets: &[(&str, &str)]| {
+        let r = resolve("combat3000.vehicle_speed", sets, "", &[]).unwrap();
+        (field(&r, "min_speed"), field(&r, "top_speed"))
+    };
+    let base = [("last_speed", "20"), ("acceleration", "10"), ("max_speed", "40")];
+    assert_eq!(v(&base), ("0".into(), "30".into()));
+    let mut slip = base.to_vec();
+    slip.push(("slippery", "true"));
+    assert_eq!(v(&slip), ("10".into(), "30".into()));
+    let mut obst = base.to_vec();
+    obst.extend([("avoiding_obstacles", "true"), ("driver_dexterity", "2"), ("driver_reflex", "1")]);
+    assert_eq!(v(&obst).1, "15");
+    obst.push(("obstacle_speed_grouped", "true"));
+    assert_eq!(v(&obst).1, "16");
+}
+
+// ------------------------------------------------------------------ the skirmish
+
+fn skirmish() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/combat3000-skirmish.yaml")).unwrap()
+}
+
+/// The skirmish ends when a side has no figure left; the survivors and the result agree, and the
+/// turn limit gives a draw.
+#[test]
+fn a_skirmish_ends_with_a_side_wiped_out_or_a_draw() {
+    let yaml = skirmish();
+    for seed in 0..20 {
+        let (r, inputs) = common::bind("combat3000.turn", &[], &yaml);
+        let out = r
+            .run_quiet(&mut runtime::Seeded::new(seed), &mut runtime::NoTrace, &inputs)
+            .unwrap();
+        let (a, b) = (field(&out, "survivors_a"), field(&out, "survivors_b"));
+        let want = match (a.as_str(), b.as_str()) {
+            ("0", "0") => "draw",
+            ("0", _) => "side_b_wins",
+            (_, "0") => "side_a_wins",
+            _ => "draw",
+        };
+        assert_eq!(field(&out, "result"), want, "seed {seed}");
+        let turns: i64 = field(&out, "turns").parse().unwrap();
+        assert!((1..=20).contains(&turns), "seed {seed}: {turns} turns");
+    }
+    let one = yaml.replace("max_turns: 20", "max_turns: 1");
+    let (r, inputs) = common::bind("combat3000.turn", &[], &one);
+    let out = r.run_quiet(&mut runtime::Seeded::new(1), &mut runtime::NoTrace, &inputs).unwrap();
+    assert_eq!(field(&out, "turns"), "1");
+}
+
+/// A skirmish needs both sides and distinct names.
+#[test]
+fn a_skirmish_refuses_a_bad_file() {
+    let yaml = skirmish().replace("B Trooper 2", "B Trooper 1");
+    let why = refusals(attempt("combat3000.turn", &[], &yaml));
+    assert!(why.iter().any(|m| m.contains("two figures are called")), "{why:?}");
+    let only_a = skirmish().replace("side: b", "side: a");
+    let why = refusals(attempt("combat3000.turn", &[], &only_a));
+    assert!(why.iter().any(|m| m.contains("both sides")), "{why:?}");
+}
+
+// ------------------------------------------------------------------ traced snapshots
+
+/// Runs a resolver traced and renders the trace and outcome, as `rulebook roll` shows them.
+fn traced(path: &str, yaml: &str, dice: &mut dyn runtime::Dice) -> String {
+    let (r, inputs) = common::bind(path, &[], yaml);
+    let mut trace = runtime::Recorder::new();
+    let out = r.run_traced(dice, &mut trace, &inputs).unwrap_or_else(|e| panic!("{path}: {e}"));
+    format!("{}\n{}", trace.render(), out)
+}
+
+/// A traced close combat: a sword (handling +1, effect +2; a sample profile) against a club, in
+/// strike sub-phases 2 and 4 (3 - 1 and 2 + 2); the sword's blow, 8 + 7 + 2 less the clubman's
+/// helmet (1) = 16, kills before the club strikes.
+#[test]
+fn traced_close_combat() {
+    let yaml = "first: {name: Swordsman, strength: 0, dexterity: 0, reflex: 0, armour: 0, handling: 1, weapon_effect: 2, two_handed_in_one: false}\n\
+                second: {name: Clubman, strength: 0, dexterity: 0, reflex: 0, armour: 1, handling: -2, weapon_effect: -1, two_handed_in_one: false}";
+    let mut dice = runtime::Scripted::new(vec![3, 2, 8, 7]);
+    let text = traced("combat3000.melee", yaml, &mut dice);
+    assert!(text.contains("second_killed: true"), "{text}");
+    insta::with_settings!({ snapshot_path => "../snapshots/combat3000", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("traced_close_combat", text);
+    });
+}
+
+/// One traced game turn of the example skirmish (seed 7): orders, movement, fire sub-phases.
+#[test]
+fn traced_skirmish_turn() {
+    let yaml = skirmish().replace("max_turns: 20", "max_turns: 1");
+    let text = traced("combat3000.turn", &yaml, &mut runtime::Seeded::new(7));
+    assert!(text.contains("turns: 1,"), "{text}");
+    insta::with_settings!({ snapshot_path => "../snapshots/combat3000", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("traced_skirmish_turn", text);
+    });
+}
