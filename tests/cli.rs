@@ -512,3 +512,84 @@ fn roll_and_odds_help_name_the_optional_rules_briefly() {
         assert!(section.lines().all(|l| l.chars().count() <= 100), "{section}");
     }
 }
+
+#[test]
+fn check_without_rules_checks_the_rules_built_in() {
+    // Issue 13: with no `--rules`, `check` read `./rules-src` when the working folder had one, so
+    // an installed binary run in a checkout checked text it was not built from.
+    let dir = std::env::temp_dir().join(format!("rulebook-check-builtin-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("rules-src/tiny")).unwrap();
+    std::fs::write(dir.join("rules-src/tiny/a.rules"), "system tiny \"Tiny\"\nthis is not rules text\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .arg("check")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let broken = rulebook(&["check", "--rules", dir.join("rules-src").to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let files = rulebook::RULES_SOURCES.len();
+    assert!(text.starts_with(&format!("ok: {files} rules files in ")), "{text}");
+    // The folder itself is broken, as `--rules` shows.
+    assert_eq!(broken.status.code(), Some(1), "{}", stderr(&broken));
+}
+
+#[test]
+fn list_shows_list_defaults_as_brackets_and_optional_rules_once() {
+    // Issue 13: list defaults showed as `""`, and optional rules as
+    // `bool = false [optional rule] — optional rule: ...`.
+    for system in ["starleader", "t5", "mercenary"] {
+        let out = rulebook(&["list", system]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        for line in text.lines() {
+            assert!(line.matches("optional rule").count() <= 1, "{system}: {line}");
+            if line.contains(" list of ") && line.contains(" = ") {
+                assert!(!line.contains("= \"\""), "{system}: {line}");
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&rulebook(&["list", "starleader.character"]).stdout).to_string();
+    let gadgets = text.lines().find(|l| l.trim_start().starts_with("gadgets ")).unwrap();
+    assert!(gadgets.contains("list of key of gadgets = [] — "), "{gadgets}");
+    let armor = text.lines().find(|l| l.trim_start().starts_with("armor ")).unwrap();
+    assert!(armor.contains("key of armors or none = none — "), "{armor}");
+    let text = String::from_utf8_lossy(&rulebook(&["list", "starleader.record_damage"]).stdout).to_string();
+    let stunners = text.lines().find(|l| l.trim_start().starts_with("stunners ")).unwrap();
+    assert!(
+        stunners.contains("bool = false — optional rule: Stunner fire and stun damage"),
+        "{stunners}"
+    );
+}
+
+#[test]
+fn an_unknown_weapon_is_named_as_such_with_the_key_meant() {
+    // Issue 13: `--set weapon=Banana` said "unknown key of scenario_pistols|scenario_rifles|...".
+    let out = rulebook(&["roll", "starleader.fire", "--set", "weapon=Banana"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.starts_with("error: unknown weapon `Banana`; "), "{err}");
+    assert!(!err.contains("scenario_pistols"), "{err}");
+    // A plausible spelling of `Ghazi 10/7`: `/` is kept by the matching (`6/-3` is not `6/3`),
+    // so it is not accepted, but it is the one suggestion.
+    let out = rulebook(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10-7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "error: unknown weapon `Ghazi 10-7`; did you mean `Ghazi 10/7`\n");
+    // The book's misspellings are aliases: accepted, but suggested as the right spelling.
+    let out = rulebook(&[
+        "roll",
+        "starleader.character",
+        "--set",
+        "iq=11",
+        "--set",
+        "prowess=12",
+        "--set",
+        "emotions=9",
+        "--set",
+        "gadgets=Vapcck",
+    ]);
+    let err = stderr(&out);
+    assert!(err.contains("unknown gadgets `Vapcck`; did you mean `Vacpak`"), "{err}");
+    assert!(!err.contains("Vapcak"), "{err}");
+}

@@ -252,7 +252,7 @@ pub struct RulesArg {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Folder of rules, one sub-folder per system (default: the built-in rules-src/)
+    /// Folder of rules, one sub-folder per system (default: the rules built into this binary)
     #[arg(long = "rules", value_name = "DIR")]
     pub rules_dir: Option<PathBuf>,
     /// Print diagnostics as JSON
