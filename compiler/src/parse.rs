@@ -189,7 +189,7 @@ fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnost
                 end: open + 1,
             },
             "unterminated string",
-            )
+        )
         .label("unterminated string starting here")
         .help("close it with `\"` where the text ends, on the same line: a string cannot span lines");
     }

@@ -381,9 +381,7 @@ impl Checker<'_> {
             (Ty::Text, CellKind::Str(s)) | (Ty::Text, CellKind::Ident(s)) => Const::Text(s.clone()),
             (Ty::Enum(e), CellKind::Ident(v)) => self.variant_const(*e, v, c.span),
             (Ty::Key(ts), CellKind::Str(k)) | (Ty::Key(ts), CellKind::Ident(k)) => self.key_const(ts, k, c.span),
-            (Ty::List(inner), CellKind::List(items)) => {
-                Const::List(items.iter().map(|i| self.cell_in(i, inner, column)).collect())
-            }
+            (Ty::List(inner), CellKind::List(items)) => Const::List(items.iter().map(|i| self.cell_in(i, inner, column)).collect()),
             (Ty::Error, _) => Const::None,
             _ => {
                 let want = self.ty_name(ty);
@@ -680,16 +678,8 @@ impl Checker<'_> {
     /// E0301: values of the index range no row covers, with their probability when the index is
     /// a roll, shown at the rows around the gap (`spans` are the rows' heads, one per row): the
     /// rows before and after it, or the first or last row when the gap is at an end.
-    fn range_gaps(
-        &mut self,
-        t: &ast::TableDecl,
-        rows: &[RowDef],
-        spans: &[Span],
-        (lo, hi): (i64, i64),
-        dist: Option<&[(i64, u64)]>,
-    ) {
-        let mut sorted: Vec<((i64, i64), Option<Span>)> =
-            rows.iter().enumerate().map(|(i, r)| (r.range, spans.get(i).copied())).collect();
+    fn range_gaps(&mut self, t: &ast::TableDecl, rows: &[RowDef], spans: &[Span], (lo, hi): (i64, i64), dist: Option<&[(i64, u64)]>) {
+        let mut sorted: Vec<((i64, i64), Option<Span>)> = rows.iter().enumerate().map(|(i, r)| (r.range, spans.get(i).copied())).collect();
         sorted.sort_by_key(|(r, _)| *r);
         // (gap lo, gap hi, the row reaching furthest before it, the row after it)
         let mut gaps = Vec::new();
