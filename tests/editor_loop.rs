@@ -256,3 +256,26 @@ fn the_readme_erratum_review_shows_what_it_says() {
     assert!(one.contains("failed      5/18  27.78%   1/12   8.33%  -19.44 pp"), "{one}");
     assert!(one.contains("succeeded  13/18  72.22%  11/12  91.67%  +19.44 pp"), "{one}");
 }
+
+#[test]
+fn an_unterminated_string_is_one_error_where_it_starts() {
+    // Issue 13: a missing closing quote on the Ghazi 10/7 row gave "unexpected `"Ghazi`" and eight
+    // more errors in other files, one of them "did you mean `Ghazi 10/8`?".
+    let dir = scratch("unterminated");
+    let d = dir.to_string_lossy().to_string();
+    assert!(rulebook(&["export", &d]).status.success());
+    let weapons = dir.join("starleader/weapons.rules");
+    let text = std::fs::read_to_string(&weapons).unwrap();
+    let line = text.lines().find(|l| l.trim_start().starts_with("\"Ghazi 10/7\"")).unwrap();
+    std::fs::write(&weapons, text.replacen(line, &line.replacen("10/7\"", "10/7 ", 1), 1)).unwrap();
+    let out = rulebook(&["check", "--rules", &d]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text_of(&out.stderr);
+    assert!(err.starts_with("error[E0001]: unterminated string at "), "{err}");
+    let at = text.lines().position(|l| l == line).unwrap() + 1;
+    let col = line.find('"').unwrap() + 1;
+    assert!(err.contains(&format!("/starleader/weapons.rules:{at}:{col}\n")), "{err}");
+    assert!(err.contains("╰── unterminated string starting here"), "{err}");
+    assert!(err.contains("\n1 error, 0 warnings\n"), "{err}");
+    assert!(!err.contains("Ghazi 10/8"), "{err}");
+}
