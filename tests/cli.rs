@@ -593,3 +593,49 @@ fn an_unknown_weapon_is_named_as_such_with_the_key_meant() {
     assert!(err.contains("unknown gadgets `Vapcck`; did you mean `Vacpak`"), "{err}");
     assert!(!err.contains("Vapcak"), "{err}");
 }
+
+#[test]
+fn odds_tables_align_whatever_the_label_widths() {
+    // Issue 13: a long outcome label, list outcomes and negative numbers in one table.
+    let dir = std::env::temp_dir().join(format!("rulebook-odds-align-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("tiny")).unwrap();
+    let long = "a_very_long_outcome_label_wider_than_every_other_label_in_this_table";
+    std::fs::write(
+        dir.join("tiny/a.rules"),
+        format!(
+            "system tiny \"Tiny\"\nenum verdict \"Verdict\" [1] {{ ok, {long} }}\nresolver r \"R\" [1] {{\n  out v: verdict\n  out n: int\n  out hits: list int\n  roll d = 1d6 [1]\n  set n = 2 - d\n  if d >= 5 {{\n    set v = {long}\n    set hits = [d, 0 - d]\n  }} else {{\n    set v = ok\n    set hits = []\n  }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    let out = rulebook(&["odds", "tiny.r", "--rules", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains(long) && text.contains("hits=[6, -6]") && text.contains("n=-4"),
+        "{text}"
+    );
+    // Every table (a run of rows with a percentage): the fractions end in one column, and so do
+    // the percentages.
+    let mut tables = 0;
+    for block in text.split("\n\n") {
+        let rows: Vec<&str> = block.lines().filter(|l| l.starts_with("  ") && l.contains('%')).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        tables += 1;
+        let column = |l: &str, needle: char| l.chars().position(|c| c == needle);
+        let percent: Vec<_> = rows.iter().map(|l| column(l, '%')).collect();
+        assert!(percent.windows(2).all(|w| w[0] == w[1]), "{block}");
+        let fraction_end: Vec<_> = rows
+            .iter()
+            .map(|l| {
+                let before_percent: String = l.chars().take(column(l, '%').unwrap()).collect();
+                let trimmed = before_percent.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').trim_end();
+                trimmed.chars().count()
+            })
+            .collect();
+        assert!(fraction_end.windows(2).all(|w| w[0] == w[1]), "{block}");
+    }
+    assert_eq!(tables, 4, "the outcomes and one table per varying field: {text}");
+}
