@@ -512,3 +512,130 @@ fn roll_and_odds_help_name_the_optional_rules_briefly() {
         assert!(section.lines().all(|l| l.chars().count() <= 100), "{section}");
     }
 }
+
+#[test]
+fn check_without_rules_checks_the_rules_built_in() {
+    // Issue 13: with no `--rules`, `check` read `./rules-src` when the working folder had one, so
+    // an installed binary run in a checkout checked text it was not built from.
+    let dir = std::env::temp_dir().join(format!("rulebook-check-builtin-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("rules-src/tiny")).unwrap();
+    std::fs::write(dir.join("rules-src/tiny/a.rules"), "system tiny \"Tiny\"\nthis is not rules text\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .arg("check")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let broken = rulebook(&["check", "--rules", dir.join("rules-src").to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let files = rulebook::RULES_SOURCES.len();
+    assert!(text.starts_with(&format!("ok: {files} rules files in ")), "{text}");
+    // The folder itself is broken, as `--rules` shows.
+    assert_eq!(broken.status.code(), Some(1), "{}", stderr(&broken));
+}
+
+#[test]
+fn list_shows_list_defaults_as_brackets_and_optional_rules_once() {
+    // Issue 13: list defaults showed as `""`, and optional rules as
+    // `bool = false [optional rule] — optional rule: ...`.
+    for system in ["starleader", "t5", "mercenary"] {
+        let out = rulebook(&["list", system]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        for line in text.lines() {
+            assert!(line.matches("optional rule").count() <= 1, "{system}: {line}");
+            if line.contains(" list of ") && line.contains(" = ") {
+                assert!(!line.contains("= \"\""), "{system}: {line}");
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&rulebook(&["list", "starleader.character"]).stdout).to_string();
+    let gadgets = text.lines().find(|l| l.trim_start().starts_with("gadgets ")).unwrap();
+    assert!(gadgets.contains("list of key of gadgets = [] — "), "{gadgets}");
+    let armor = text.lines().find(|l| l.trim_start().starts_with("armor ")).unwrap();
+    assert!(armor.contains("key of armors or none = none — "), "{armor}");
+    let text = String::from_utf8_lossy(&rulebook(&["list", "starleader.record_damage"]).stdout).to_string();
+    let stunners = text.lines().find(|l| l.trim_start().starts_with("stunners ")).unwrap();
+    assert!(
+        stunners.contains("bool = false — optional rule: Stunner fire and stun damage"),
+        "{stunners}"
+    );
+}
+
+#[test]
+fn an_unknown_weapon_is_named_as_such_with_the_key_meant() {
+    // Issue 13: `--set weapon=Banana` said "unknown key of scenario_pistols|scenario_rifles|...".
+    let out = rulebook(&["roll", "starleader.fire", "--set", "weapon=Banana"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.starts_with("error: unknown weapon `Banana`; "), "{err}");
+    assert!(!err.contains("scenario_pistols"), "{err}");
+    // A plausible spelling of `Ghazi 10/7`: `/` is kept by the matching (`6/-3` is not `6/3`),
+    // so it is not accepted, but it is the one suggestion.
+    let out = rulebook(&["roll", "starleader.fire", "--set", "weapon=Ghazi 10-7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "error: unknown weapon `Ghazi 10-7`; did you mean `Ghazi 10/7`\n");
+    // The book's misspellings are aliases: accepted, but suggested as the right spelling.
+    let out = rulebook(&[
+        "roll",
+        "starleader.character",
+        "--set",
+        "iq=11",
+        "--set",
+        "prowess=12",
+        "--set",
+        "emotions=9",
+        "--set",
+        "gadgets=Vapcck",
+    ]);
+    let err = stderr(&out);
+    assert!(err.contains("unknown gadgets `Vapcck`; did you mean `Vacpak`"), "{err}");
+    assert!(!err.contains("Vapcak"), "{err}");
+}
+
+#[test]
+fn odds_tables_align_whatever_the_label_widths() {
+    // Issue 13: a long outcome label, list outcomes and negative numbers in one table.
+    let dir = std::env::temp_dir().join(format!("rulebook-odds-align-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("tiny")).unwrap();
+    let long = "a_very_long_outcome_label_wider_than_every_other_label_in_this_table";
+    std::fs::write(
+        dir.join("tiny/a.rules"),
+        format!(
+            "system tiny \"Tiny\"\nenum verdict \"Verdict\" [1] {{ ok, {long} }}\nresolver r \"R\" [1] {{\n  out v: verdict\n  out n: int\n  out hits: list int\n  roll d = 1d6 [1]\n  set n = 2 - d\n  if d >= 5 {{\n    set v = {long}\n    set hits = [d, 0 - d]\n  }} else {{\n    set v = ok\n    set hits = []\n  }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    let out = rulebook(&["odds", "tiny.r", "--rules", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains(long) && text.contains("hits=[6, -6]") && text.contains("n=-4"),
+        "{text}"
+    );
+    // Every table (a run of rows with a percentage): the fractions end in one column, and so do
+    // the percentages.
+    let mut tables = 0;
+    for block in text.split("\n\n") {
+        let rows: Vec<&str> = block.lines().filter(|l| l.starts_with("  ") && l.contains('%')).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        tables += 1;
+        let column = |l: &str, needle: char| l.chars().position(|c| c == needle);
+        let percent: Vec<_> = rows.iter().map(|l| column(l, '%')).collect();
+        assert!(percent.windows(2).all(|w| w[0] == w[1]), "{block}");
+        let fraction_end: Vec<_> = rows
+            .iter()
+            .map(|l| {
+                let before_percent: String = l.chars().take(column(l, '%').unwrap()).collect();
+                let trimmed = before_percent.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').trim_end();
+                trimmed.chars().count()
+            })
+            .collect();
+        assert!(fraction_end.windows(2).all(|w| w[0] == w[1]), "{block}");
+    }
+    assert_eq!(tables, 4, "the outcomes and one table per varying field: {text}");
+}

@@ -151,6 +151,8 @@ fn export_edit_odds_and_diff_without_a_rebuild() {
     ] {
         assert!(diff.contains(want), "diff lacks `{want}`:\n{diff}");
     }
+    // What the README shows for this edit, line for line.
+    readme_review_shows_what_it_says(0, &d);
     let all = text(&rulebook(&["diff", "builtin", &d, "--all"]));
     assert!(all.contains("starleader.pistols row \"Ghazi 10/7\": density 10 → 11"), "{all}");
     assert!(all.contains("starleader.to_hit") && all.contains("`result` 10.80% moved"), "{all}");
@@ -252,7 +254,60 @@ fn the_readme_erratum_review_shows_what_it_says() {
     for s in &sets {
         args.extend(["--set", s]);
     }
+    readme_review_shows_what_it_says(1, &d);
     let one = text_of(&rulebook(&args).stdout);
     assert!(one.contains("failed      5/18  27.78%   1/12   8.33%  -19.44 pp"), "{one}");
     assert!(one.contains("succeeded  13/18  72.22%  11/12  91.67%  +19.44 pp"), "{one}");
+}
+
+#[test]
+fn an_unterminated_string_is_one_error_where_it_starts() {
+    // Issue 13: a missing closing quote on the Ghazi 10/7 row gave "unexpected `"Ghazi`" and eight
+    // more errors in other files, one of them "did you mean `Ghazi 10/8`?".
+    let dir = scratch("unterminated");
+    let d = dir.to_string_lossy().to_string();
+    assert!(rulebook(&["export", &d]).status.success());
+    let weapons = dir.join("starleader/weapons.rules");
+    let text = std::fs::read_to_string(&weapons).unwrap();
+    let line = text.lines().find(|l| l.trim_start().starts_with("\"Ghazi 10/7\"")).unwrap();
+    std::fs::write(&weapons, text.replacen(line, &line.replacen("10/7\"", "10/7 ", 1), 1)).unwrap();
+    let out = rulebook(&["check", "--rules", &d]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text_of(&out.stderr);
+    assert!(err.starts_with("error[E0001]: unterminated string at "), "{err}");
+    let at = text.lines().position(|l| l == line).unwrap() + 1;
+    let col = line.find('"').unwrap() + 1;
+    assert!(err.contains(&format!("/starleader/weapons.rules:{at}:{col}\n")), "{err}");
+    assert!(err.contains("╰── unterminated string starting here"), "{err}");
+    assert!(err.contains("\n1 error, 0 warnings\n"), "{err}");
+    assert!(!err.contains("Ghazi 10/8"), "{err}");
+}
+
+/// Runs the README's `n`th code block of `$ rulebook ... my-rules ...` commands (0: the density
+/// edit, 1: the erratum review) on `dir`, the folder with that edit made, and demands every line
+/// the README shows under each command among the lines it prints.
+fn readme_review_shows_what_it_says(n: usize, dir: &str) {
+    let commands = common::readme_commands();
+    let mut blocks: Vec<Option<usize>> = commands
+        .iter()
+        .filter(|c| !c.output.is_empty() && c.args.iter().any(|a| a == "my-rules"))
+        .map(|c| c.block)
+        .collect();
+    blocks.dedup();
+    assert_eq!(blocks.len(), 2, "the README's two reviews of an edit: {blocks:?}");
+    for c in commands.iter().filter(|c| c.block == blocks[n] && !c.output.is_empty()) {
+        let args: Vec<&str> = c.args.iter().map(|a| if a == "my-rules" { dir } else { a.as_str() }).collect();
+        let out = rulebook(&args);
+        assert!(out.status.success(), "README.md:{}: {}", c.line, text_of(&out.stderr));
+        let printed = text_of(&out.stdout);
+        let lines: Vec<&str> = printed.lines().map(str::trim_end).collect();
+        for shown in &c.output {
+            assert!(
+                lines.contains(&shown.as_str()),
+                "README.md:{} shows `{shown}`, which `rulebook {}` does not print:\n{printed}",
+                c.line,
+                c.args.join(" ")
+            );
+        }
+    }
 }

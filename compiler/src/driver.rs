@@ -269,6 +269,42 @@ pub fn build(root: &Path, out: &Path) -> (Vec<PathBuf>, Result<usize, String>) {
     (read, Ok(c.warnings()))
 }
 
+/// What the build script prints: on success, `cargo::rerun-if-changed` lines for every file and
+/// folder read (stdout) and nothing else; on failure, the diagnostics alone (stderr) and no
+/// rerun lines, so that cargo's failure report shows the diagnostics first instead of under
+/// dozens of `rerun-if-changed` lines (cargo runs a failed build script again anyway).
+pub struct BuildScript {
+    pub stdout: String,
+    pub stderr: String,
+    pub ok: bool,
+}
+
+/// `build`, as the build script shows it (`build.rs` prints this and exits 1 unless `ok`).
+pub fn build_script(root: &Path, out: &Path) -> BuildScript {
+    let (read, result) = build(root, out);
+    match result {
+        Ok(_) => {
+            let mut stdout = String::from("cargo::rerun-if-changed=build.rs\n");
+            for path in read {
+                stdout.push_str(&format!("cargo::rerun-if-changed={}\n", path.display()));
+            }
+            BuildScript {
+                stdout,
+                stderr: String::new(),
+                ok: true,
+            }
+        }
+        Err(rendered) => BuildScript {
+            stdout: String::new(),
+            stderr: format!(
+                "the rules in {} have errors; fix them and build again:\n\n{rendered}",
+                root.display()
+            ),
+            ok: false,
+        },
+    }
+}
+
 /// The rules text itself, compiled into the binary beside the code generated from it, so an
 /// installed `rulebook` can show, export and compare its own rules without a checkout.
 fn sources_static(sources: &[SourceFile]) -> String {

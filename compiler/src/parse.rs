@@ -142,12 +142,57 @@ fn describe(rule: &Rule) -> Option<&'static str> {
     })
 }
 
+/// Byte offset of the opening quote of the first string that does not close on its own line (a
+/// string cannot span lines), skipping comments.
+fn unterminated_string(src: &str) -> Option<usize> {
+    let bytes = src.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let open = i;
+                i += 1;
+                loop {
+                    match bytes.get(i) {
+                        None | Some(b'\n') => return Some(open),
+                        Some(b'"') => break,
+                        Some(b'\\') => i += 2,
+                        Some(_) => i += 1,
+                    }
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
     let (start, end) = match e.location {
         InputLocation::Pos(p) => (p, p),
         InputLocation::Span((a, b)) => (a, b),
     };
+    // A string left open is the mistake, wherever pest gave up after it: point at its quote.
+    if let Some(open) = unterminated_string(src).filter(|&open| open <= start) {
+        return Diagnostic::error(
+            "E0001",
+            Span {
+                file,
+                start: open,
+                end: open + 1,
+            },
+            "unterminated string",
+        )
+        .label("unterminated string starting here")
+        .help("close it with `\"` where the text ends, on the same line: a string cannot span lines");
+    }
     // Point at the whole offending token, not a zero-width position.
     let end = if end > start {
         end

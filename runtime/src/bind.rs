@@ -72,7 +72,16 @@ pub fn parse_input(input: &str, ty: &Ty, text: &str) -> Result<Value, Error> {
                 nearest: nearest(t, e.variants, 5),
             })
         }
-        Ty::Key(tables) => parse_key(tables, t),
+        // An unknown key is named by its input (`unknown weapon `Banana``): the tables behind
+        // the input's type are the rules' inner workings.
+        Ty::Key(tables) => parse_key(tables, t).map_err(|e| match e {
+            Error::Unknown { name, nearest, .. } if input != "value" => Error::Unknown {
+                what: input.to_string(),
+                name,
+                nearest,
+            },
+            other => other,
+        }),
         Ty::List(inner) => {
             if t.is_empty() {
                 return Ok(Value::List(Vec::new()));
@@ -127,8 +136,22 @@ fn parse_key(tables: &[&TableInfo], t: &str) -> Result<Value, Error> {
         .iter()
         .flat_map(|tb| tb.keys.iter().copied().chain(tb.aliases.iter().map(|(a, _)| *a)))
         .collect();
+    // An alias close to the text is suggested as the row it names: aliases keep the book's own
+    // misspellings so they are accepted, but a suggestion shows the right spelling.
+    let mut near: Vec<String> = Vec::new();
+    for n in nearest(t, &candidates, 5) {
+        let key = tables
+            .iter()
+            .find_map(|tb| {
+                let (_, row) = tb.aliases.iter().find(|(a, _)| *a == n)?;
+                tb.keys.get(usize::from(*row)).map(|k| k.to_string())
+            })
+            .unwrap_or(n);
+        if !near.contains(&key) {
+            near.push(key);
+        }
+    }
     // Nothing close: list the valid keys themselves (the first 30), so the user sees the choices.
-    let mut near = nearest(t, &candidates, 5);
     if near.is_empty() {
         let keys: Vec<&str> = tables.iter().flat_map(|tb| tb.keys.iter().copied()).collect();
         near = keys.iter().take(30).map(|k| k.to_string()).collect();
@@ -287,9 +310,11 @@ fn resolve_input<'r>(r: &'r ResolverInfo, name: &str) -> Result<&'r crate::regis
     })
 }
 
-/// Adds the input name to an unknown-value error so YAML files with many fields stay clear.
+/// Adds the input name to an unknown-value error so YAML files with many fields stay clear (an
+/// unknown key already names its input, or its field of one: `units[2].weapon`).
 fn name_input(e: Error, input: &str) -> Error {
     match e {
+        Error::Unknown { ref what, .. } if what.starts_with(input) => e,
         Error::Unknown { what, name, nearest } if what != "input" && !what.contains(" for input ") => Error::Unknown {
             what: format!("{what} for input {input}"),
             name,

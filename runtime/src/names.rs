@@ -21,6 +21,25 @@ pub fn normalize(s: &str) -> String {
     out
 }
 
+/// Lowercase letters and digits, every run of anything else one space: the form in which two
+/// names differ only by punctuation.
+fn loose(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending_sep = false;
+    for c in s.chars() {
+        if c.is_alphanumeric() {
+            if pending_sep {
+                out.push(' ');
+                pending_sep = false;
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            pending_sep = !out.is_empty();
+        }
+    }
+    out
+}
+
 /// Up to `limit` candidates close to `query`, best first. "Close" means the normalized candidate
 /// contains the normalized query, or their Damerau-Levenshtein distance is at most about a third
 /// of the longer name and not much worse than the best match (at most twice the best distance
@@ -28,7 +47,22 @@ pub fn normalize(s: &str) -> String {
 /// is close and there are few candidates (at most twice the limit), all of them are returned so
 /// the user still sees the valid choices. Integer distances only, ties broken by name, so
 /// suggestions are deterministic.
+///
+/// A candidate that differs from the query only in its punctuation (`Ghazi 10-7` for `Ghazi 10/7`:
+/// `normalize` keeps `/`, since `6/-3` and `6/3` are different weapons) is the one meant: when
+/// there are such candidates, they alone are returned.
 pub fn nearest(query: &str, candidates: &[&str], limit: usize) -> Vec<String> {
+    let loose_q = loose(query);
+    let mut same: Vec<&str> = candidates
+        .iter()
+        .copied()
+        .filter(|c| !loose_q.is_empty() && loose(c) == loose_q)
+        .collect();
+    if !same.is_empty() {
+        same.sort_by_key(|c| (strsim::damerau_levenshtein(query, c), *c));
+        same.dedup();
+        return same.into_iter().take(limit).map(str::to_string).collect();
+    }
     let q = normalize(query);
     // (not contained, distance, candidate, close by distance)
     let mut scored: Vec<(bool, usize, &str, bool)> = Vec::new();

@@ -1,33 +1,26 @@
 //! `rulebook check`: parse and check rules text (no code generation), rendering every diagnostic.
 
 use rulebook_compiler::{driver, render};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// The built-in rules: `./rules-src` when run from a checkout, else the one this binary was built from.
-fn default_rules_dir() -> PathBuf {
-    let here = Path::new("rules-src");
-    if here.is_dir() {
-        here.to_path_buf()
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("rules-src")
-    }
-}
-
-/// Checks the rules in `rules_dir` (default: the built-in `rules-src/`). Exit 0 when there are no
-/// errors (warnings allowed), 1 when there are. Diagnostics go to stdout; timing goes to stderr.
+/// Checks the rules in `rules_dir`, or with none the rules built into this binary (the text it
+/// was compiled from, not a `rules-src/` that may have changed since). Exit 0 when there are no
+/// errors (warnings allowed), 1 when there are. Diagnostics go to stderr; the result to stdout.
 pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
-    let dir = rules_dir.unwrap_or_else(default_rules_dir);
     let started = Instant::now();
-    let compiled = match driver::check_dir(&dir) {
-        Ok(c) => c,
-        Err(problems) => {
-            for p in problems {
-                eprintln!("error: {p}");
+    let compiled = match rules_dir {
+        None => driver::compile_sources(driver::sources_from_pairs("rules-src", rulebook::RULES_SOURCES)),
+        Some(dir) => match driver::check_dir(&dir) {
+            Ok(c) => c,
+            Err(problems) => {
+                for p in problems {
+                    eprintln!("error: {p}");
+                }
+                return ExitCode::from(1);
             }
-            return ExitCode::from(1);
-        }
+        },
     };
     let elapsed = started.elapsed();
     let errors = compiled.errors();

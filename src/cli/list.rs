@@ -137,10 +137,15 @@ fn write_resolver_body(s: &rt::SystemInfo, r: &rt::ResolverInfo, indent: &str, o
     let width = r.inputs.iter().map(|i| i.name.chars().count()).max().unwrap_or(0);
     for i in r.inputs {
         let default = match i.default {
-            Some(d) => format!(" = {}", if d.is_empty() { "\"\"" } else { d }),
+            Some(d) => format!(" = {}", default_text(i.ty, d)),
             None => " (required)".to_string(),
         };
-        let rule = if i.optional_rule { " [optional rule]" } else { "" };
+        // The rules' own doc of an optional-rule switch already says "optional rule: ...".
+        let rule = if i.optional_rule && !i.doc.starts_with("optional rule") {
+            " [optional rule]"
+        } else {
+            ""
+        };
         let doc = if i.doc.is_empty() {
             String::new()
         } else {
@@ -168,6 +173,18 @@ fn write_resolver_body(s: &rt::SystemInfo, r: &rt::ResolverInfo, indent: &str, o
         writeln!(out, "{indent}    {}  {}{doc}", pad(f.name, width), f.ty)?;
     }
     Ok(())
+}
+
+/// A default as the user would write it: a list as `[a, b]` (`[]` when empty), a missing optional
+/// value as `none`, empty text as `""`; anything else as its text.
+fn default_text(ty: &rt::Ty, d: &str) -> String {
+    match ty {
+        rt::Ty::List(_) if d.trim().is_empty() => "[]".to_string(),
+        rt::Ty::List(_) => format!("[{}]", d.split(',').map(str::trim).collect::<Vec<_>>().join(", ")),
+        rt::Ty::Opt(_) if matches!(d.trim().to_ascii_lowercase().as_str(), "" | "-" | "none") => "none".to_string(),
+        _ if d.is_empty() => "\"\"".to_string(),
+        _ => d.to_string(),
+    }
 }
 
 fn resolver_json(s: &rt::SystemInfo, r: &rt::ResolverInfo) -> serde_json::Value {

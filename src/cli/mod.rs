@@ -64,9 +64,9 @@ Examples:
     #[command(after_help = "\
 Examples:
   rulebook roll starleader.fire --set weapon=\"Ghazi 10/7\" --set target_size=1
-  rulebook roll starleader.fire --input situation.yaml --seed 42
-  rulebook roll starleader.fire --input situation.yaml --dice 6,6,5,4,3
-  rulebook roll starleader.fire --input situation.yaml --json
+  rulebook roll starleader.fire --input examples/starleader-fire.yaml --seed 42
+  rulebook roll starleader.fire --input examples/starleader-fire.yaml --dice 3,2,2,1,4,5
+  rulebook roll starleader.fire --input examples/starleader-fire.yaml --json
 
 Without --seed or --dice the dice are seeded with 0, so the same command always prints the same
 result. --set takes precedence over values from --input.")]
@@ -75,7 +75,7 @@ result. --set takes precedence over values from --input.")]
     #[command(after_help = "\
 Examples:
   rulebook odds starleader.fire --set weapon=\"Ghazi 10/7\" --set special_results=true
-  rulebook odds starleader.fire --input situation.yaml --json
+  rulebook odds starleader.fire --input examples/starleader-fire.yaml --json
 
 Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled. Fields
 that are the same in every outcome are said once. Text shows lists as multisets: outcomes that
@@ -86,7 +86,7 @@ exact, every order its own outcome.")]
     #[command(after_help = "\
 Examples:
   rulebook check
-  rulebook check --rules path/to/rules --json
+  rulebook check --rules my-rules --json
 
 Exit status 0 when the rules are clean (warnings allowed), 1 when there are errors. Each
 diagnostic names file:line:col, shows the line with a caret and says how to fix it.")]
@@ -95,7 +95,7 @@ diagnostic names file:line:col, shows the line with a caret and says how to fix 
     #[command(after_help = "\
 Examples:
   rulebook sim mercenary.battle --input examples/mercenary-infantry-clash.yaml --runs 10000 --seed 7
-  rulebook sim mercenary.battle --input battle.yaml --runs 100000 --seed 1 --threads 2 --json
+  rulebook sim mercenary.battle --input examples/mercenary-lost-command.yaml --runs 100000 --seed 1 --threads 2 --json
 
 Each run's dice come from the seed and the run number only, so the report is byte-identical for a
 given --seed whatever --threads is. Runs use every core by default; a progress bar shows on a
@@ -108,7 +108,7 @@ outcome field always); --json reports every field.")]
 Examples:
   rulebook diff builtin my-rules starleader.to_hit --set weapon=\"Ghazi 10/7\"
   rulebook diff builtin my-rules --all
-  rulebook diff old-rules new-rules mercenary.unit_attack --input attack.yaml --json
+  rulebook diff builtin my-rules starleader.fire --input examples/starleader-fire.yaml --json
 
 OLD and NEW are rules folders (one sub-folder per system), or `builtin` for the rules compiled
 into this binary. With a resolver: the exact distribution of one situation in each, and the
@@ -252,7 +252,7 @@ pub struct RulesArg {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Folder of rules, one sub-folder per system (default: the built-in rules-src/)
+    /// Folder of rules, one sub-folder per system (default: the rules built into this binary)
     #[arg(long = "rules", value_name = "DIR")]
     pub rules_dir: Option<PathBuf>,
     /// Print diagnostics as JSON

@@ -183,10 +183,7 @@ fn roll_input_errors_exit_2() {
     let err = fails(&["roll", "skirmish.attack", "--set", "traget=7"], 2);
     assert_eq!(err, "error: unknown input `traget`; did you mean `target`\n");
     let err = fails(&["roll", "skirmish.attack", "--set", "target=7", "--set", "weapon=Ghazzi 10/7"], 2);
-    assert_eq!(
-        err,
-        "error: unknown key of weapons for input weapon `Ghazzi 10/7`; did you mean `Ghazi 10/7`\n"
-    );
+    assert_eq!(err, "error: unknown weapon `Ghazzi 10/7`; did you mean `Ghazi 10/7`\n");
     let err = fails(&["roll", "skirmish.attack", "--set", "target=7", "--dice", "3"], 2);
     assert!(err.starts_with("error: dice script ran out"), "{err}");
     let err = fails(&["roll", "skirmish.attack", "--set", "target=7", "--dice", "3,7"], 2);

@@ -71,3 +71,130 @@ pub fn refusals(r: Result<rulebook::runtime::Value, rulebook::runtime::Error>) -
         Ok(v) => panic!("expected the rules to refuse, got the outcome {v}"),
     }
 }
+
+/// A `rulebook` command the README shows: its words (without `rulebook`), the output lines shown
+/// under it (for `$ rulebook ...` lines in a code block), its README line and its code block
+/// (`None` for a command in backticks in the prose).
+#[derive(Debug, Clone)]
+pub struct ShownCommand {
+    pub line: usize,
+    pub block: Option<usize>,
+    pub args: Vec<String>,
+    pub output: Vec<String>,
+}
+
+/// Splits a command line as a shell would for the README's commands: words separated by spaces,
+/// double quotes grouping (and removed), `#` starting a comment.
+pub fn shell_words(cmd: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let (mut cur, mut quoted, mut any) = (String::new(), false, false);
+    for c in cmd.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            '#' if !quoted && !any => break,
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(cur);
+    }
+    words
+}
+
+/// The words after `rulebook` (or `cargo run --release --`) of a command, if `text` is one.
+fn command_args(text: &str) -> Option<Vec<String>> {
+    let text = text.trim().trim_start_matches("$ ");
+    let rest = text
+        .strip_prefix("rulebook ")
+        .or_else(|| text.strip_prefix("cargo run --release -- "))?;
+    Some(shell_words(rest))
+}
+
+/// Every `rulebook` command in README.md, in order: in code blocks (continued over `\` line
+/// ends) and in backticks in the prose (except those with a placeholder such as `SYSTEM`).
+pub fn readme_commands() -> Vec<ShownCommand> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut out: Vec<ShownCommand> = Vec::new();
+    let (mut block, mut fence_indent, mut in_fence, mut shell) = (0, 0, false, false);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            if in_fence {
+                block += 1;
+                fence_indent = line.len() - line.trim_start().len();
+                // Shell blocks, and plain blocks of commands and output; not `toml` or `rust`.
+                shell = matches!(line.trim_start().trim_start_matches('`'), "" | "sh" | "console");
+            }
+            i += 1;
+            continue;
+        }
+        if in_fence && !shell {
+            i += 1;
+            continue;
+        }
+        if in_fence {
+            let mut text = line.trim().to_string();
+            let start = i;
+            while text.ends_with('\\') && i + 1 < lines.len() {
+                text.pop();
+                i += 1;
+                text.push(' ');
+                text.push_str(lines[i].trim());
+            }
+            if let Some(args) = command_args(&text) {
+                let mut output = Vec::new();
+                if text.starts_with("$ ") {
+                    while i + 1 < lines.len()
+                        && !lines[i + 1].trim_start().starts_with("$ ")
+                        && !lines[i + 1].trim_start().starts_with("```")
+                    {
+                        i += 1;
+                        let shown = lines[i].get(fence_indent..).unwrap_or("").trim_end();
+                        if shown.trim() != "..." && !shown.is_empty() {
+                            output.push(shown.to_string());
+                        }
+                    }
+                }
+                out.push(ShownCommand {
+                    line: start + 1,
+                    block: Some(block),
+                    args,
+                    output,
+                });
+            }
+        } else {
+            for (k, span) in line.split('`').enumerate() {
+                let placeholder = span
+                    .split_whitespace()
+                    .any(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase()) || w.starts_with('<'));
+                if k % 2 == 1 && span.starts_with("rulebook ") && !placeholder {
+                    if let Some(args) = command_args(span) {
+                        out.push(ShownCommand {
+                            line: i + 1,
+                            block: None,
+                            args,
+                            output: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}

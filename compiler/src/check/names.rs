@@ -1,8 +1,9 @@
 //! Names: the folder's `system` declaration, then every enum, option, type alias, table,
 //! resolver, constant and record entering its namespace (pass 1), record fields, constant values,
 //! and the lookup of enum variants. Reserved words, duplicates and unknown names with "did you
-//! mean" are reported here. `Unparsed` reads what a file that failed to parse probably declares,
-//! so that the rest of its system is checked without false reports about it.
+//! mean" are reported here. `Unparsed` reads what a file that failed to parse probably declares
+//! (names, and the table keys its text mentions), so that the rest of its system is checked
+//! without false reports about it.
 //!
 //! Diagnostics owned here: E0103 (system declaration missing, repeated or misnamed), E0102
 //! (reserved word, defined twice, variants too alike), E0101 (unknown variant), and E0201 for a
@@ -33,15 +34,26 @@ pub(super) fn rust_ident_ok(name: &str) -> bool {
 /// What a file that failed to parse would probably have declared, read from its text without the
 /// grammar, so that the rest of its system is checked without false reports about it: whether
 /// it declares the `system`, and the names of its items (`option x "..."`, `enum x { a, b }` with
-/// its variants, `type x =`, `const x`, `record x`, `table x`, `resolver x`, `policy x`).
+/// its variants, `type x =`, `const x`, `record x`, `table x`, `resolver x`, `policy x`), and its
+/// text with keys folded, for the table keys it mentions.
 #[derive(Debug, Default)]
 pub(super) struct Unparsed {
     pub(super) system: bool,
     pub(super) names: BTreeSet<String>,
+    /// The files' text folded as keys are (`normalize_key`).
+    folded: String,
 }
 
 impl Unparsed {
+    /// True when the files mention `key` (folded): it may be a row of a table they declare (an
+    /// unterminated string on a row hides the whole table), so "not a key" would be a false report.
+    pub(super) fn mentions(&self, folded_key: &str) -> bool {
+        !folded_key.is_empty() && self.folded.contains(folded_key)
+    }
+
     pub(super) fn scan(&mut self, text: &str) {
+        self.folded.push_str(&super::normalize_key(text));
+        self.folded.push('\n');
         let tokens = tokens(text);
         let word = |i: usize| match tokens.get(i) {
             Some(Tok::Word(w)) => Some(*w),

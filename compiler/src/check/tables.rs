@@ -357,13 +357,23 @@ impl Checker<'_> {
             );
             return Vec::new();
         }
-        row.cells.iter().zip(cols).map(|(c, (_, ty))| self.cell_const(c, ty)).collect()
+        row.cells
+            .iter()
+            .zip(cols)
+            .map(|(c, (name, ty))| self.cell_in(c, ty, Some((name, ty))))
+            .collect()
     }
 
     pub(super) fn cell_const(&mut self, c: &ast::Cell, ty: &Ty) -> Const {
+        self.cell_in(c, ty, None)
+    }
+
+    /// A cell's value of type `ty`; `column` is the column it sits in (its name and declared type),
+    /// which a wrong value's E0201 names.
+    fn cell_in(&mut self, c: &ast::Cell, ty: &Ty, column: Option<(&str, &Ty)>) -> Const {
         match (ty, &c.kind) {
             (Ty::Opt(_), CellKind::None) => Const::None,
-            (Ty::Opt(inner), _) => self.cell_const(c, inner),
+            (Ty::Opt(inner), _) => self.cell_in(c, inner, column),
             (Ty::Int, CellKind::Int(v)) => Const::Int(*v),
             (Ty::Dec, CellKind::Int(v)) => Const::Dec(*v, 1),
             (Ty::Dec, CellKind::Dec(n, d)) => Const::Dec(*n, *d),
@@ -371,7 +381,7 @@ impl Checker<'_> {
             (Ty::Text, CellKind::Str(s)) | (Ty::Text, CellKind::Ident(s)) => Const::Text(s.clone()),
             (Ty::Enum(e), CellKind::Ident(v)) => self.variant_const(*e, v, c.span),
             (Ty::Key(ts), CellKind::Str(k)) | (Ty::Key(ts), CellKind::Ident(k)) => self.key_const(ts, k, c.span),
-            (Ty::List(inner), CellKind::List(items)) => Const::List(items.iter().map(|i| self.cell_const(i, inner)).collect()),
+            (Ty::List(inner), CellKind::List(items)) => Const::List(items.iter().map(|i| self.cell_in(i, inner, column)).collect()),
             (Ty::Error, _) => Const::None,
             _ => {
                 let want = self.ty_name(ty);
@@ -385,21 +395,40 @@ impl Checker<'_> {
                     CellKind::None => "`-` (none)",
                     CellKind::List(_) => "a list",
                 };
-                let help = match ty {
-                    Ty::Opt(_) | Ty::NoneLit => None,
+                let how = match ty {
                     _ if matches!(c.kind, CellKind::None) => {
-                        Some(format!("`-` is allowed only in a column of optional type, e.g. `{want}?`"))
+                        format!("`-` is allowed only in a column of optional type, e.g. `{want}?`")
                     }
-                    Ty::List(_) => Some("write a list as `[a, b]`".into()),
-                    _ => None,
+                    Ty::List(_) => "write a list as `[a, b]`".into(),
+                    Ty::Int => "write a whole number, e.g. `3` or `-2`".into(),
+                    Ty::Dec => "write a number, e.g. `0.5` or `2`".into(),
+                    Ty::Bool => "write `yes` or `no`".into(),
+                    Ty::Text => "write text in quotes, e.g. `\"Powerpak\"`".into(),
+                    Ty::Enum(e) => {
+                        let variants = self.enums.get(*e).map(|e| e.variants.clone()).unwrap_or_default();
+                        let shown: Vec<String> = variants.iter().take(8).map(|(v, _)| format!("`{v}`")).collect();
+                        let more = if variants.len() > 8 { ", ..." } else { "" };
+                        format!("write one of {}{more}", shown.join(", "))
+                    }
+                    Ty::Key(_) => format!("write a row key of `{want}` in quotes"),
+                    _ => "write a value of that type".into(),
                 };
-                self.err(
-                    "E0201",
-                    c.span,
-                    format!("expected {shown}, found {found}"),
-                    format!("not {shown}"),
-                    help,
-                );
+                let (message, label, help) = match column {
+                    Some((name, declared)) => {
+                        let none = if matches!(declared, Ty::Opt(_)) && !matches!(c.kind, CellKind::None) {
+                            ", or `-` for none"
+                        } else {
+                            ""
+                        };
+                        (
+                            format!("column `{name}` holds {}, found {found}", self.ty_shown(declared)),
+                            format!("not {}", self.ty_shown(declared)),
+                            format!("the `columns` line declares `{name}: {}`; {how}{none}", self.ty_name(declared)),
+                        )
+                    }
+                    None => (format!("expected {shown}, found {found}"), format!("not {shown}"), how),
+                };
+                self.err("E0201", c.span, message, label, Some(help));
                 Const::None
             }
         }
@@ -417,6 +446,11 @@ impl Checker<'_> {
                     .unwrap_or_else(|| k.to_string());
                 return Const::Key { table: t, row, name };
             }
+        }
+        // A file of this system that failed to parse and mentions the key probably declares its
+        // row: its syntax error is the one report.
+        if self.unparsed.as_ref().is_some_and(|u| u.mentions(&norm)) {
+            return Const::None;
         }
         let mut cands: Vec<String> = Vec::new();
         for &t in tables {
@@ -493,7 +527,7 @@ impl Checker<'_> {
         self.tables[tid].result = result_ty.clone();
         let (rows, spans) = self.range_rows(t, (lo, hi), result_ty.as_ref(), cols);
         self.range_overlaps(&rows, &spans);
-        self.range_gaps(t, &rows, (lo, hi), dist.as_deref());
+        self.range_gaps(t, &rows, &spans, (lo, hi), dist.as_deref());
         self.tables[tid].rows = rows;
     }
 
@@ -642,46 +676,54 @@ impl Checker<'_> {
     }
 
     /// E0301: values of the index range no row covers, with their probability when the index is
-    /// a roll.
-    fn range_gaps(&mut self, t: &ast::TableDecl, rows: &[RowDef], (lo, hi): (i64, i64), dist: Option<&[(i64, u64)]>) {
-        let mut sorted: Vec<(i64, i64)> = rows.iter().map(|r| r.range).collect();
-        sorted.sort();
+    /// a roll, shown at the rows around the gap (`spans` are the rows' heads, one per row): the
+    /// rows before and after it, or the first or last row when the gap is at an end.
+    fn range_gaps(&mut self, t: &ast::TableDecl, rows: &[RowDef], spans: &[Span], (lo, hi): (i64, i64), dist: Option<&[(i64, u64)]>) {
+        let mut sorted: Vec<((i64, i64), Option<Span>)> = rows.iter().enumerate().map(|(i, r)| (r.range, spans.get(i).copied())).collect();
+        sorted.sort_by_key(|(r, _)| *r);
+        // (gap lo, gap hi, the row reaching furthest before it, the row after it)
         let mut gaps = Vec::new();
         let mut next = lo as i128;
-        for (a, b) in sorted {
+        let mut before: Option<Span> = None;
+        for ((a, b), span) in sorted {
             if (a as i128) > next && next <= hi as i128 {
-                gaps.push((next as i64, (a as i128 - 1).min(hi as i128) as i64));
+                gaps.push((next as i64, (a as i128 - 1).min(hi as i128) as i64, before, span));
+            }
+            if b as i128 + 1 > next {
+                before = span;
             }
             next = next.max(b as i128 + 1);
         }
         if next <= hi as i128 {
-            gaps.push((next as i64, hi));
+            gaps.push((next as i64, hi, before, None));
         }
-        for (glo, ghi) in gaps {
+        for (glo, ghi, before, after) in gaps {
             let mass = dist.as_ref().map(|d| {
-                let (n, total) = d
-                    .iter()
-                    .filter(|(v, _)| *v >= glo && *v <= ghi)
-                    .fold((0u64, 0u64), |acc, (_, c)| (acc.0 + c, acc.1));
+                let n: u64 = d.iter().filter(|(v, _)| *v >= glo && *v <= ghi).map(|(_, c)| c).sum();
                 let total_all: u64 = d.iter().map(|(_, c)| c).sum();
-                let _ = total;
                 let g = num_integer::gcd(n, total_all.max(1)).max(1);
                 format!(" (probability {}/{})", n / g, total_all.max(1) / g)
             });
+            let gap = range_label(glo, ghi);
+            let (span, label) = match (before, after) {
+                (Some(b), Some(a)) if a.file == b.file => (
+                    Span {
+                        file: b.file,
+                        start: b.start.min(a.start),
+                        end: b.end.max(a.end),
+                    },
+                    format!("nothing between these rows covers {gap}"),
+                ),
+                (Some(b), _) => (b, format!("no row after this one covers {gap}")),
+                (None, Some(a)) => (a, format!("no row before this one covers {gap}")),
+                (None, None) => (t.name.span, "gap in this table".to_string()),
+            };
             self.err(
                 "E0301",
-                t.name.span,
-                format!(
-                    "table `{}` has no row for {}{}",
-                    t.name.name,
-                    range_label(glo, ghi),
-                    mass.unwrap_or_default()
-                ),
-                "gap in this table",
-                Some(format!(
-                    "add a row covering {} or narrow the table's `by` range",
-                    range_label(glo, ghi)
-                )),
+                span,
+                format!("table `{}` has no row for {gap}{}", t.name.name, mass.unwrap_or_default()),
+                label,
+                Some(format!("add a row covering {gap} or narrow the table's `by` range")),
             );
         }
     }
