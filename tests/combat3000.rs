@@ -539,3 +539,103 @@ fn traced_skirmish_turn() {
         insta::assert_snapshot!("traced_skirmish_turn", text);
     });
 }
+
+/// p.10 Weapon Use: no 'M', 'L' or 'H' weapon fires while the firer walks; several weapons at once
+/// only under 30 cm by a firer who did not move.
+#[test]
+fn weapon_use_limits_are_refused() {
+    let why = refusals(attempt(
+        "combat3000.shot",
+        &[
+            ("range_cm", "20"),
+            ("weapon_class", "m"),
+            ("breakdown", "1"),
+            ("movement", "walking"),
+        ],
+        "",
+    ));
+    assert!(
+        why.iter()
+            .any(|m| m.contains("walking figure") && m.ends_with("[Combat 3000 p.10 Weapon Use]")),
+        "{why:?}"
+    );
+    assert!(resolve(
+        "combat3000.shot",
+        &[
+            ("range_cm", "20"),
+            ("weapon_class", "s"),
+            ("breakdown", "1"),
+            ("movement", "walking")
+        ],
+        "",
+        &[5, 5]
+    )
+    .is_ok());
+    let why = refusals(attempt(
+        "combat3000.shot",
+        &[
+            ("range_cm", "30"),
+            ("weapon_class", "p"),
+            ("breakdown", "1"),
+            ("several_weapons", "true"),
+        ],
+        "",
+    ));
+    assert!(why.iter().any(|m| m.contains("range 30 cm")), "{why:?}");
+    let ok = resolve(
+        "combat3000.shot",
+        &[
+            ("range_cm", "29"),
+            ("weapon_class", "p"),
+            ("breakdown", "1"),
+            ("several_weapons", "true"),
+        ],
+        "",
+        &[5, 5],
+    )
+    .unwrap();
+    // 50 + 0 (short) - 12 (two or more weapons at once).
+    assert_eq!(field(&ok, "chance"), "38");
+}
+
+/// "`odds` gives exact fractions for each non-procedural resolver": every Combat 3000 resolver
+/// but the skirmish and its steps has exact odds summing to 1 with the inputs it requires.
+#[test]
+fn every_non_procedural_resolver_has_exact_odds() {
+    let (sys, _) = runtime::find_resolver(rulebook::SYSTEMS, "combat3000.shot").unwrap();
+    let required: &[(&str, &[(&str, &str)], &str)] = &[
+        ("action_time", &[("action", "DC")], ""),
+        ("eligible", &[("aware_at_start", "true")], ""),
+        ("covering", &[("width_cm", "4"), ("depth_cm", "4")], ""),
+        ("speech", &[("distance_cm", "10")], ""),
+        ("shot", &[("range_cm", "20"), ("weapon_class", "s"), ("breakdown", "2")], ""),
+        ("fire_subphase", &[("weapon_class", "m")], ""),
+        ("fire", &[("chance", "50"), ("breakdown", "2"), ("effect", "1"), ("target", "vehicle"), ("armour", "5")], ""),
+        ("kill", &[("effect", "1")], ""),
+        ("penetration", &[("effect", "2"), ("armour", "5")], ""),
+        ("vehicle_hits", &[("excess", "3")], ""),
+        ("reload", &[("reload_time", "3"), ("weapon_class", "m")], ""),
+        ("blast_shot", &[("chance", "40")], ""),
+        ("inf_rest", &[("rest_turns", "1"), ("turns_since_fired", "1")], ""),
+        ("cc_kill", &[], ""),
+        ("improvised", &[("weapon", "Claws")], ""),
+        ("melee", &[], "first: {name: A, strength: 1, dexterity: 0, reflex: 1, armour: 1, handling: 0, weapon_effect: 1, two_handed_in_one: false}\nsecond: {name: B, strength: 0, dexterity: 1, reflex: 0, armour: 0, handling: -2, weapon_effect: -1, two_handed_in_one: true}"),
+        ("vehicle_speed", &[("last_speed", "10"), ("acceleration", "5"), ("max_speed", "30")], ""),
+        ("sight_range", &[], ""),
+    ];
+    let procedural = ["turn", "game_turn", "fire_at", "choose_order", "choose_target", "respond_to_charge"];
+    for r in sys.resolvers {
+        if procedural.contains(&r.name) {
+            continue;
+        }
+        let path = format!("combat3000.{}", r.name);
+        let (sets, yaml) = required
+            .iter()
+            .find(|(n, _, _)| *n == r.name)
+            .map(|(_, s, y)| (s.to_vec(), *y))
+            .unwrap_or_default();
+        let d = odds(&path, &sets, yaml).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(d.total(), Prob::one(), "{path}");
+        assert!(!d.outcomes.is_empty(), "{path}");
+    }
+}

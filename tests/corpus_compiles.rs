@@ -131,6 +131,7 @@ const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
          \x20 assign n = 1                                      [Corpus 3]\n\
          \x20 compare w 7 >= 5 → true                           [Corpus 4]\n\
          \x20 set total = 40\n\
-         \x20 set tries = 1\n"
+         \x20 set tries = 1\n\
+         \x20 note: 1 try, 7 wounds, total 40                   [Corpus p.5 Notes]\n"
     );
 }
