@@ -65,16 +65,25 @@ fn list_systems(systems: &[&'static rt::SystemInfo], json: bool, out: &mut dyn W
     for s in systems {
         writeln!(
             out,
-            "{}  {}  ({} resolvers, {} tables, {} optional rules)",
+            "{}  {}  ({}, {}, {})",
             pad(s.name, width),
             s.title,
-            s.resolvers.len(),
-            s.tables.len(),
-            s.options.len()
+            count(s.resolvers.len(), "resolver"),
+            count(s.tables.len(), "table"),
+            count(s.options.len(), "optional rule")
         )?;
     }
     writeln!(out, "\nrun `rulebook list SYSTEM` for a system's resolvers and tables")?;
     Ok(())
+}
+
+/// "1 table", "2 tables".
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("{n} {what}")
+    } else {
+        format!("{n} {what}s")
+    }
 }
 
 fn cite(c: &str) -> String {

@@ -65,7 +65,7 @@ impl Drop for TempFile {
 fn list_systems_text_and_json() {
     assert_eq!(
         ok(&["list"]),
-        "skirmish  Skirmish Test Rules  (3 resolvers, 2 tables, 1 optional rules)\n\n\
+        "skirmish  Skirmish Test Rules  (3 resolvers, 2 tables, 1 optional rule)\n\n\
          run `rulebook list SYSTEM` for a system's resolvers and tables\n"
     );
     let v = json(&ok(&["list", "--json"]));
