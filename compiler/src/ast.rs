@@ -355,6 +355,7 @@ pub enum BinOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Agg {
     Sum,
+    Product,
     Count,
     Any,
     All,

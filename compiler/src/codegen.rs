@@ -1435,6 +1435,7 @@ impl<'a> Gen<'a> {
                         }
                     }
                     Func::Sqrt => format!("rt::isqrt({})?", a[0]),
+                    Func::SqrtPlaces(p) => format!("rt::dec_sqrt({}, {p})?", a[0]),
                     Func::Len => format!("(({}).len() as i64)", a[0]),
                     Func::Min => a.iter().skip(1).fold(a[0].clone(), |acc, x| format!("std::cmp::min({acc}, {x})")),
                     Func::Max => a.iter().skip(1).fold(a[0].clone(), |acc, x| format!("std::cmp::max({acc}, {x})")),
@@ -1484,6 +1485,13 @@ impl<'a> Gen<'a> {
                             format!("{{ let mut acc = rt::Dec::ZERO; for {var} in ({l}){it} {{ acc = acc.checked_add({b})?; }} acc }}")
                         } else {
                             format!("{{ let mut acc: i64 = 0; for {var} in ({l}){it} {{ acc = acc.checked_add({b}).ok_or_else(|| rt::Error::Overflow)?; }} acc }}")
+                        }
+                    }
+                    Agg::Product => {
+                        if dec {
+                            format!("{{ let mut acc = rt::Dec::ONE; for {var} in ({l}){it} {{ acc = acc.checked_mul({b})?; }} acc }}")
+                        } else {
+                            format!("{{ let mut acc: i64 = 1; for {var} in ({l}){it} {{ acc = acc.checked_mul({b}).ok_or_else(|| rt::Error::Overflow)?; }} acc }}")
                         }
                     }
                     Agg::Count => {
@@ -1626,7 +1634,10 @@ impl<'a> Gen<'a> {
                         format!("(match &{x} {{ Some(v) => Some(v.clone()), None => {} }})", self.owned(&y, &b.ty))
                     };
                 }
-                if is_copy(&e.ty) {
+                if e.ty == Ty::Dec && a.ty == Ty::Opt(Box::new(Ty::Int)) {
+                    // `int? ?? decimal`: the whole number, when set, as an exact decimal.
+                    format!("({x}).map(rt::Dec::from_int).unwrap_or({y})")
+                } else if is_copy(&e.ty) {
                     format!("({x}).unwrap_or({y})")
                 } else {
                     // A match, not a closure: the fallback may return an error from the resolver; and

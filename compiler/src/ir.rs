@@ -247,6 +247,8 @@ pub enum Func {
     Clamp,
     Len,
     Sqrt,
+    /// `sqrt(x, places)`: rounded down at that many decimal places, a decimal.
+    SqrtPlaces(u32),
 }
 
 #[derive(Clone, Debug)]

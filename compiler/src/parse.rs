@@ -1370,6 +1370,7 @@ impl Lower {
                 };
                 let kind = match k.as_str() {
                     "sum" => Agg::Sum,
+                    "product" => Agg::Product,
                     "count" => Agg::Count,
                     "any" => Agg::Any,
                     "all" => Agg::All,

@@ -951,6 +951,7 @@ impl Sys {
                 v => V::Int(int(&v)?.checked_abs().ok_or(Error::Overflow)?),
             }),
             Func::Sqrt => Ok(V::Int(rt::isqrt(int(&arg(0, f, trace)?)?)?)),
+            Func::SqrtPlaces(p) => Ok(V::Dec(rt::dec_sqrt(dec_of(&arg(0, f, trace)?)?, *p)?)),
             Func::Len => match arg(0, f, trace)? {
                 V::List(xs) => Ok(V::Int(xs.len() as i64)),
                 _ => Err(Error::internal("interpreter: len of a non-list")),
@@ -1066,6 +1067,21 @@ impl Sys {
                     Ok(V::Int(acc))
                 }
             }
+            Agg::Product => {
+                if dec {
+                    let mut acc = Dec::ONE;
+                    for x in items {
+                        acc = acc.checked_mul(dec_of(&eval(x, f, trace)?.0)?)?;
+                    }
+                    Ok(V::Dec(acc))
+                } else {
+                    let mut acc: i64 = 1;
+                    for x in items {
+                        acc = acc.checked_mul(int(&eval(x, f, trace)?.0)?).ok_or(Error::Overflow)?;
+                    }
+                    Ok(V::Int(acc))
+                }
+            }
             Agg::Count => {
                 let mut acc: i64 = 0;
                 for x in items {
@@ -1137,7 +1153,12 @@ impl Sys {
                 // other types use a `match`, which evaluates it only when `x` is none.
                 if is_copy(&e.ty) {
                     let y = self.expr(b, f, trace)?;
-                    Ok(if x == V::None { y } else { x })
+                    Ok(match x {
+                        V::None => y,
+                        // `int? ?? decimal`: the whole number as an exact decimal.
+                        V::Int(i) if e.ty == Ty::Dec => V::Dec(Dec::from_int(i)),
+                        x => x,
+                    })
                 } else if x == V::None {
                     self.expr(b, f, trace)
                 } else {

@@ -23,7 +23,7 @@ pub use serde;
 pub use bind::{bind_inputs, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
-pub use num::{div_ceil, div_floor, div_round_half_up, isqrt, Dec};
+pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};
 pub use odds::{enumerate, enumerate_with_limit, with_leaf_limit, with_watch, Distribution, Enumerator, Prob, Watch};
 pub use registry::{
     find_resolver, find_system, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, Runner,

@@ -17,6 +17,8 @@ pub struct Dec(pub Ratio<i64>);
 
 impl Dec {
     pub const ZERO: Dec = Dec(Ratio::new_raw(0, 1));
+    /// One, the product of no factors.
+    pub const ONE: Dec = Dec(Ratio::new_raw(1, 1));
 
     /// const constructor; caller guarantees reduced form and `den > 0` (generated code does).
     pub const fn raw(num: i64, den: i64) -> Dec {
@@ -290,6 +292,36 @@ pub fn isqrt(a: i64) -> Result<i64, Error> {
         }
     }
     i64::try_from(lo).map_err(|_| Error::Overflow)
+}
+
+/// The square root of `x` (whole or decimal), rounded down at `places` decimal places (0 to 12):
+/// `sqrt(x, places)` in rules text. Exact: floor(sqrt(x) x 10^p) = isqrt(floor(x x 10^2p)).
+pub fn dec_sqrt(x: Dec, places: u32) -> Result<Dec, Error> {
+    if x < Dec::ZERO {
+        return Err(Error::Domain {
+            what: format!("square root of negative number {x}"),
+        });
+    }
+    if places > 12 {
+        return Err(Error::Domain {
+            what: format!("square root to {places} places (at most 12)"),
+        });
+    }
+    let scale = 10i128.pow(2 * places);
+    let (n, d) = (i128::from(*x.0.numer()), i128::from(*x.0.denom()));
+    let y = n.checked_mul(scale).ok_or(Error::Overflow)? / d;
+    // Binary search for the largest r with r^2 <= y.
+    let (mut lo, mut hi) = (0i128, 1i128 << 63);
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if mid.checked_mul(mid).is_some_and(|sq| sq <= y) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let r = i64::try_from(lo).map_err(|_| Error::Overflow)?;
+    Dec::new(r, 10i64.pow(places))
 }
 
 #[cfg(test)]

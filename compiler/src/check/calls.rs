@@ -93,11 +93,61 @@ impl Checker<'_> {
         mk(ExprKind::Func(Func::Abs, vec![x]), ty, iv)
     }
 
-    /// `sqrt(x)`, the whole square root.
+    /// `sqrt(x)`, the whole square root; `sqrt(x, places)`, rounded down at `places` decimals.
     fn call_sqrt(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        if args.len() == 2 {
+            let x = self.expr(ctx, &args[0], None);
+            if !matches!(x.ty, Ty::Int | Ty::Dec | Ty::Error) {
+                let tn = self.ty_shown(&x.ty);
+                self.err(
+                    "E0201",
+                    args[0].span,
+                    format!("`sqrt` takes a number, found {tn}"),
+                    "not a number",
+                    None,
+                );
+                return Self::err_expr(span);
+            }
+            let x = self.coerce(x, &Ty::Dec);
+            let p = self.expr(ctx, &args[1], Some(&Ty::Int));
+            let places = match (&p.kind, p.iv) {
+                (ExprKind::Const(Const::Int(n)), _) if (0..=12).contains(n) => Some(*n as u32),
+                _ => None,
+            };
+            let Some(places) = places else {
+                self.err(
+                    "E0201",
+                    args[1].span,
+                    "`sqrt(x, places)` needs the number of decimal places as a whole number from 0 to 12",
+                    "not a number of places",
+                    Some("write the places as a number, e.g. `sqrt(x, 2)` for hundredths (rounded down)".into()),
+                );
+                return Self::err_expr(span);
+            };
+            return mk(ExprKind::Func(Func::SqrtPlaces(places), vec![x]), Ty::Dec, Iv::UNKNOWN);
+        }
         if !self.argc(f, args, span, 1) {
             return Self::err_expr(span);
+        }
+        if let Some(a) = args.first() {
+            // A decimal needs its rounding said: `sqrt(x, places)`.
+            let probe_mark = self.diags.len();
+            let probe = self.expr(ctx, a, None);
+            self.diags.truncate(probe_mark);
+            if probe.ty == Ty::Dec {
+                self.err(
+                    "E0201",
+                    a.span,
+                    "`sqrt` of a decimal needs its rounding: the number of decimal places",
+                    "a decimal",
+                    Some(
+                        "write `sqrt(x, places)`, e.g. `sqrt(x, 0)` for whole numbers or `sqrt(x, 3)` for thousandths, both rounded down"
+                            .into(),
+                    ),
+                );
+                return Self::err_expr(span);
+            }
         }
         let x = self.expr(ctx, &args[0], Some(&Ty::Int));
         let x = self.coerce(x, &Ty::Int);
@@ -142,6 +192,45 @@ impl Checker<'_> {
                 Some(format!("for a list, write `{}(x in list: x.value)`", f.name)),
             );
             return Self::err_expr(span);
+        }
+        // `min`/`max` of values of one enum: the first or last in declaration order. An enum value
+        // as the first argument tells how the others' variant names read; a number first keeps
+        // the numeric reading, which names any argument that is not a number.
+        if f.name != "clamp" {
+            let mark = self.diags.len();
+            let mut xs: Vec<Expr> = Vec::new();
+            let mut enum_ty: Option<Ty> = None;
+            for a in args {
+                let x = self.expr(ctx, a, enum_ty.as_ref());
+                if xs.is_empty() && matches!(x.ty, Ty::Enum(_)) {
+                    enum_ty = Some(x.ty.clone());
+                }
+                xs.push(x);
+            }
+            if let Some(t) = enum_ty {
+                // Names read before the enum was known are read again, now expecting it; what the
+                // first reading reported is reported again if it still holds.
+                self.diags.truncate(mark);
+                let xs: Vec<Expr> = args.iter().map(|a| self.expr(ctx, a, Some(&t))).collect();
+                for x in &xs {
+                    if x.ty != t && x.ty != Ty::Error {
+                        let (want, found) = (self.ty_shown(&t), self.ty_shown(&x.ty));
+                        self.err(
+                            "E0201",
+                            x.span,
+                            format!("`{}` compares values of one kind: {want}, found {found}", f.name),
+                            "not the same kind",
+                            Some(format!(
+                                "`{}` takes numbers, or values of one enum (ordered as its variants are declared)",
+                                f.name
+                            )),
+                        );
+                        return Self::err_expr(span);
+                    }
+                }
+                let func = if f.name == "min" { Func::Min } else { Func::Max };
+                return mk(ExprKind::Func(func, xs), t, Iv::UNKNOWN);
+            }
         }
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(ctx, a, None)).collect();
         let mut ty = Ty::Int;

@@ -171,6 +171,20 @@ impl Checker<'_> {
                 let iv = if iv.fits_i64() { iv } else { Iv::UNKNOWN };
                 (be.ty.clone(), iv)
             }
+            Agg::Product => {
+                if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Error) {
+                    let tn = self.ty_shown(&be.ty);
+                    self.err(
+                        "E0201",
+                        body_span,
+                        format!("`product` multiplies numbers, found {tn}"),
+                        "not a number",
+                        None,
+                    );
+                }
+                // No useful bound on a product of many factors: it is computed with overflow checks.
+                (be.ty.clone(), Iv::UNKNOWN)
+            }
             Agg::Max | Agg::Min => {
                 if !matches!(be.ty, Ty::Int | Ty::Dec | Ty::Error) {
                     let tn = self.ty_shown(&be.ty);
@@ -524,11 +538,8 @@ impl Checker<'_> {
         };
         let b = self.coerce(b, &ty);
         let iv = a.iv.join(b.iv);
-        let a = if ty == Ty::Dec && inner == Ty::Int {
-            self.coerce(a, &Ty::Opt(Box::new(Ty::Int)))
-        } else {
-            a
-        };
+        // `int? ?? decimal` stays `int?` on the left: the backends read a set whole number as a
+        // decimal.
         mk(ExprKind::Bin(op, Box::new(a), Box::new(b)), ty, iv)
     }
 
@@ -611,6 +622,7 @@ impl Checker<'_> {
 fn agg_name(a: Agg) -> &'static str {
     match a {
         Agg::Sum => "sum",
+        Agg::Product => "product",
         Agg::Count => "count",
         Agg::Any => "any",
         Agg::All => "all",

@@ -33,7 +33,9 @@ impl<'a> Checker<'a> {
 
     pub(super) fn param(&mut self, p: &ast::Param, output: bool) -> Option<Param> {
         let (ty, bounds) = self.type_expr(&p.ty);
-        if !rust_ident_ok(&p.name.name) {
+        // Inputs and outputs are fields of the generated structs (`inp.dice`), never bare Rust
+        // names, so the words the generated code uses for its own variables are free for them.
+        if !rust_ident_ok(&p.name.name) && !matches!(p.name.name.as_str(), "dice" | "trace") {
             self.reserved(&p.name, if output { "output" } else { "input" });
             return None;
         }

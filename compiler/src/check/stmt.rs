@@ -289,6 +289,13 @@ impl<'a> Checker<'a> {
     ) -> Stmt {
         let (l, r) = self.pair(ctx, left, right);
         self.comparable(&l, &r, *op, span);
+        // A whole number against a decimal: both compared as exact decimals, as in a comparison
+        // inside an expression.
+        let (l, r) = match (&l.ty, &r.ty) {
+            (Ty::Int, Ty::Dec) => (super::types::to_dec(l), r),
+            (Ty::Dec, Ty::Int) => (l, super::types::to_dec(r)),
+            _ => (l, r),
+        };
         let left_text = self.text_of(left.span);
         let right_text = self.text_of(right.span);
         let var = ctx.bind(&name.name, Ty::Bool, Iv::UNKNOWN, false);

@@ -297,6 +297,8 @@ impl Checker<'_> {
         let ok = match (&l.ty, &r.ty) {
             (Ty::Int | Ty::Dec, Ty::Int | Ty::Dec) => true,
             (Ty::Error, _) | (_, Ty::Error) => true,
+            // Values of one enum are ordered as its variants are declared.
+            (Ty::Enum(a), Ty::Enum(b)) => a == b,
             (a, b) if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
                 a == b
                     || self.assignable(a, b)
@@ -315,7 +317,7 @@ impl Checker<'_> {
                 if matches!(op, CmpOp::Eq | CmpOp::Ne) {
                     None
                 } else {
-                    Some("only numbers are ordered".into())
+                    Some("only numbers, and values of one enum (in the order its variants are declared), are ordered".into())
                 },
             );
         }
