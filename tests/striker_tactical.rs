@@ -72,11 +72,22 @@ fn light_wounds_and_firing_in_melee_change_the_hit_roll() {
     let mut fired = base.to_vec();
     fired.push(("defender_fired", "true"));
     assert_eq!(total(&fired), "10"); // skill and defense DM count zero
-    let why = refusals(attempt("striker.melee_hit", &[("attacker", "regular"), ("defender", "regular"), ("attacker_fired", "true")], ""));
-    assert!(why.iter().any(|m| m.contains("fired while in melee") && m.contains("57.C")), "{why:?}");
     let why = refusals(attempt(
         "striker.melee_hit",
-        &[("attacker", "regular"), ("defender", "regular"), ("attacker_wounded_this_round", "true")],
+        &[("attacker", "regular"), ("defender", "regular"), ("attacker_fired", "true")],
+        "",
+    ));
+    assert!(
+        why.iter().any(|m| m.contains("fired while in melee") && m.contains("57.C")),
+        "{why:?}"
+    );
+    let why = refusals(attempt(
+        "striker.melee_hit",
+        &[
+            ("attacker", "regular"),
+            ("defender", "regular"),
+            ("attacker_wounded_this_round", "true"),
+        ],
         "",
     ));
     assert!(why.iter().any(|m| m.contains("same melee round") && m.contains("57.B")), "{why:?}");
@@ -92,7 +103,13 @@ fn melee_damage_resolves_only_the_known_row() {
     assert_eq!(p(&d, "total", "1"), "1/36");
     let total = |lw: &str| {
         field(
-            &resolve("striker.melee_damage", &[("penetration", "3"), ("armor", "4"), ("attacker_light_wounds", lw)], "", &[3, 4]).unwrap(),
+            &resolve(
+                "striker.melee_damage",
+                &[("penetration", "3"), ("armor", "4"), ("attacker_light_wounds", lw)],
+                "",
+                &[3, 4],
+            )
+            .unwrap(),
             "total",
         )
     };
@@ -107,7 +124,12 @@ fn melee_damage_resolves_only_the_known_row() {
 fn a_melee_miss_rolls_no_damage() {
     let out = resolve(
         "striker.melee_attack",
-        &[("attacker", "regular"), ("penetration", "3"), ("defender", "elite"), ("defender_defense_dm", "1")],
+        &[
+            ("attacker", "regular"),
+            ("penetration", "3"),
+            ("defender", "elite"),
+            ("defender_defense_dm", "1"),
+        ],
         "",
         &[4, 5],
     )
@@ -116,7 +138,13 @@ fn a_melee_miss_rolls_no_damage() {
     assert_eq!(field(&out, "damage_total"), "none");
     let d = dist(
         "striker.melee_attack",
-        &[("attacker", "regular"), ("penetration", "3"), ("defender", "elite"), ("defender_defense_dm", "1"), ("defender_armor", "4")],
+        &[
+            ("attacker", "regular"),
+            ("penetration", "3"),
+            ("defender", "elite"),
+            ("defender_defense_dm", "1"),
+            ("defender_armor", "4"),
+        ],
         "",
     );
     // Hit 1/6, then no effect on 2D = 7 (1/6).
@@ -131,7 +159,12 @@ fn advantage_totals_and_the_x21_switch() {
         field(
             &resolve(
                 "striker.melee_advantage_total",
-                &[("quality", q), ("melee_range", range), ("opponents", opp), ("melee_x21_regular_skill_3", x21)],
+                &[
+                    ("quality", q),
+                    ("melee_range", range),
+                    ("opponents", opp),
+                    ("melee_x21_regular_skill_3", x21),
+                ],
                 "",
                 &[],
             )
@@ -152,15 +185,31 @@ fn advantage_totals_and_the_x21_switch() {
 #[test]
 fn strike_order_ties_roll_again() {
     let yaml = "soldiers:\n  - {name: A, quality: elite, melee_range: 3, opponents: 2}\n  - {name: B, quality: regular, melee_range: 3, opponents: 1}\n  - {name: C, quality: regular, melee_range: 2, opponents: 1}\n";
-    let out = resolve("striker.melee_strike_order", &[("melee_x21_regular_skill_3", "true")], yaml, &[3, 3, 6, 2]).unwrap();
-    assert_eq!(field(&out, "order"), r#"["A", "B", "C"]"#);
-    let out = resolve("striker.melee_strike_order", &[("melee_x21_regular_skill_3", "true")], yaml, &[3, 3, 1, 2]).unwrap();
-    assert_eq!(field(&out, "order"), r#"["B", "A", "C"]"#);
+    let out = resolve(
+        "striker.melee_strike_order",
+        &[("melee_x21_regular_skill_3", "true")],
+        yaml,
+        &[3, 3, 6, 2],
+    )
+    .unwrap();
+    assert_eq!(field(&out, "order"), "[A, B, C]");
+    let out = resolve(
+        "striker.melee_strike_order",
+        &[("melee_x21_regular_skill_3", "true")],
+        yaml,
+        &[3, 3, 1, 2],
+    )
+    .unwrap();
+    assert_eq!(field(&out, "order"), "[B, A, C]");
     // Three-way tie: each rolls; two of them tie again and roll again.
     let three = "soldiers:\n  - {name: A, quality: regular, melee_range: 3, opponents: 1}\n  - {name: B, quality: regular, melee_range: 3, opponents: 1}\n  - {name: C, quality: regular, melee_range: 3, opponents: 1}\n";
     let out = resolve("striker.melee_strike_order", &[], three, &[4, 4, 6, 2, 5]).unwrap();
-    assert_eq!(field(&out, "order"), r#"["C", "B", "A"]"#);
-    let why = refusals(attempt("striker.melee_strike_order", &[], "soldiers:\n  - {name: A, quality: regular, melee_range: 3, opponents: 1}\n"));
+    assert_eq!(field(&out, "order"), "[C, B, A]");
+    let why = refusals(attempt(
+        "striker.melee_strike_order",
+        &[],
+        "soldiers:\n  - {name: A, quality: regular, melee_range: 3, opponents: 1}\n",
+    ));
     assert!(why.iter().any(|m| m.contains("at least two")), "{why:?}");
 }
 
@@ -179,7 +228,10 @@ fn melee_allocation() {
 #[test]
 fn melee_participation_rounds_and_fire() {
     let part = |sets: &[(&str, &str)]| field(&resolve("striker.melee_participation", sets, "", &[]).unwrap(), "participates");
-    assert_eq!(part(&[("contact_with_enemy", "false"), ("contact_with_engaged_friend", "true")]), "true");
+    assert_eq!(
+        part(&[("contact_with_enemy", "false"), ("contact_with_engaged_friend", "true")]),
+        "true"
+    );
     assert_eq!(part(&[("contact_with_enemy", "false")]), "false");
     assert_eq!(part(&[("contact_with_enemy", "true"), ("either_player_wishes", "false")]), "false");
     let rounds = |c: &str| field(&resolve("striker.melee_rounds", &[("continuing", c)], "", &[]).unwrap(), "rounds");
@@ -192,7 +244,11 @@ fn melee_participation_rounds_and_fire() {
     pistol.push(("weapon", "pistol"));
     assert_eq!(field(&fire(&pistol), "dm"), "0");
     assert_eq!(field(&fire(&pistol), "may_not_attack_next_round"), "true");
-    let why = refusals(attempt("striker.melee_fire", &[("firer_in_melee", "false"), ("target_in_melee", "true")], ""));
+    let why = refusals(attempt(
+        "striker.melee_fire",
+        &[("firer_in_melee", "false"), ("target_in_melee", "true")],
+        "",
+    ));
     assert!(why.iter().any(|m| m.contains("not in the melee")), "{why:?}");
     let leaving = fire(&[("firer_in_melee", "false"), ("target_in_melee", "true"), ("target_leaving", "true")]);
     assert_eq!(field(&leaving, "dm"), "0");
@@ -210,7 +266,12 @@ fn rolling_barrage_moves_forward_without_deviation() {
     let at = |turn: &str| {
         resolve(
             "striker.rolling_barrage",
-            &[("first_right_cm", "120"), ("first_forward_cm", "45"), ("increment_cm", "10"), ("turn", turn)],
+            &[
+                ("first_right_cm", "120"),
+                ("first_forward_cm", "45"),
+                ("increment_cm", "10"),
+                ("turn", turn),
+            ],
             "",
             &[],
         )
@@ -223,7 +284,13 @@ fn rolling_barrage_moves_forward_without_deviation() {
     assert_eq!(field(&at("4"), "deviates"), "false");
     let why = refusals(attempt(
         "striker.rolling_barrage",
-        &[("first_right_cm", "0"), ("first_forward_cm", "0"), ("increment_cm", "10"), ("turn", "2"), ("terminated", "true")],
+        &[
+            ("first_right_cm", "0"),
+            ("first_forward_cm", "0"),
+            ("increment_cm", "10"),
+            ("turn", "2"),
+            ("terminated", "true"),
+        ],
         "",
     ));
     assert!(why.iter().any(|m| m.contains("may not be resumed")), "{why:?}");
@@ -234,7 +301,13 @@ fn rolling_barrage_moves_forward_without_deviation() {
 fn variable_sheaf_keeps_the_area() {
     let allowed = |w: &str, l: &str| {
         field(
-            &resolve("striker.variable_sheaf", &[("normal_side_cm", "10"), ("width_cm", w), ("length_cm", l)], "", &[]).unwrap(),
+            &resolve(
+                "striker.variable_sheaf",
+                &[("normal_side_cm", "10"), ("width_cm", w), ("length_cm", l)],
+                "",
+                &[],
+            )
+            .unwrap(),
             "allowed",
         )
     };
@@ -251,16 +324,36 @@ fn chemical_clouds_and_exposure() {
     assert_eq!(field(&cloud("persistent", "5"), "clouds"), "2");
     assert_eq!(field(&cloud("non_persistent", "3"), "drift_cm"), "30");
     assert_eq!(field(&cloud("non_persistent", "3"), "clouds"), "1");
-    let why = refusals(attempt("striker.chemical_cloud", &[("agent", "persistent"), ("turns_after_impact", "0"), ("weapon_has_he_burst", "false")], ""));
+    let why = refusals(attempt(
+        "striker.chemical_cloud",
+        &[
+            ("agent", "persistent"),
+            ("turns_after_impact", "0"),
+            ("weapon_has_he_burst", "false"),
+        ],
+        "",
+    ));
     assert!(why.iter().any(|m| m.contains("HE round")), "{why:?}");
     let expo = |sets: &[(&str, &str)]| resolve("striker.chemical_exposure", sets, "", &[]).unwrap();
     let passed = expo(&[("agent", "lethal"), ("morale_check_passed", "true")]);
     assert_eq!(field(&passed, "outcome"), "masked");
     assert_eq!(field(&passed, "morale_change"), "-2");
-    assert_eq!(field(&expo(&[("agent", "lethal"), ("morale_check_passed", "false")]), "outcome"), "all_dead");
-    assert_eq!(field(&expo(&[("agent", "non_lethal"), ("morale_check_passed", "false")]), "outcome"), "all_seriously_wounded");
-    assert_eq!(field(&expo(&[("agent", "lethal"), ("protection", "battle_dress")]), "outcome"), "immune");
-    assert_eq!(field(&expo(&[("agent", "lethal"), ("protection", "overpressure_vehicle")]), "outcome"), "immune");
+    assert_eq!(
+        field(&expo(&[("agent", "lethal"), ("morale_check_passed", "false")]), "outcome"),
+        "all_dead"
+    );
+    assert_eq!(
+        field(&expo(&[("agent", "non_lethal"), ("morale_check_passed", "false")]), "outcome"),
+        "all_seriously_wounded"
+    );
+    assert_eq!(
+        field(&expo(&[("agent", "lethal"), ("protection", "battle_dress")]), "outcome"),
+        "immune"
+    );
+    assert_eq!(
+        field(&expo(&[("agent", "lethal"), ("protection", "overpressure_vehicle")]), "outcome"),
+        "immune"
+    );
     assert_eq!(field(&expo(&[("agent", "lethal"), ("first_time", "false")]), "outcome"), "immune");
     let why = refusals(attempt("striker.chemical_exposure", &[("agent", "lethal")], ""));
     assert!(why.iter().any(|m| m.contains("morale_check_passed")), "{why:?}");
@@ -272,7 +365,12 @@ fn buildings_and_scale() {
     let ahl = resolve("striker.ahl_interior", &[("striker_turns", "3"), ("building_cm", "2")], "", &[]).unwrap();
     assert_eq!(field(&ahl, "ahl_turns"), "6");
     assert_eq!(field(&ahl, "grid_squares"), "14");
-    let scale = |m: &str| field(&resolve("striker.scale_1_285", &[("method", m), ("distance_cm", "15")], "", &[]).unwrap(), "scaled_cm");
+    let scale = |m: &str| {
+        field(
+            &resolve("striker.scale_1_285", &[("method", m), ("distance_cm", "15")], "", &[]).unwrap(),
+            "scaled_cm",
+        )
+    };
     assert_eq!(scale("halve_distances"), "7.5");
     assert_eq!(scale("standard_distances"), "15");
 }
@@ -300,7 +398,15 @@ fn ground_pressure_matches_t_gp() {
     ];
     for (gp, cells) in t_gp {
         let gp_text = gp.to_string();
-        for (i, (terrain, gear)) in [("mud", "tracked"), ("mud", "wheeled"), ("sand", "tracked"), ("soft_ground", "wheeled")].iter().enumerate() {
+        for (i, (terrain, gear)) in [
+            ("mud", "tracked"),
+            ("mud", "wheeled"),
+            ("sand", "tracked"),
+            ("soft_ground", "wheeled"),
+        ]
+        .iter()
+        .enumerate()
+        {
             let d = dist(
                 "striker.ground_pressure_stuck",
                 &[("ground_pressure", &gp_text), ("running_gear", gear), ("terrain", terrain)],
@@ -328,7 +434,12 @@ fn suspension_maintenance_points() {
 /// 61: double costs, forbidden terrain, NOE only, and suspension damage.
 #[test]
 fn air_cushion_vehicles() {
-    let cost = |t: &str| field(&resolve("striker.acv_movement", &[("terrain", t), ("base_cost_cm", "5")], "", &[]).unwrap(), "cost_cm");
+    let cost = |t: &str| {
+        field(
+            &resolve("striker.acv_movement", &[("terrain", t), ("base_cost_cm", "5")], "", &[]).unwrap(),
+            "cost_cm",
+        )
+    };
     assert_eq!(cost("other"), "5");
     assert_eq!(cost("broken_ground"), "10");
     assert_eq!(cost("sparse_undergrowth"), "10");
@@ -340,7 +451,10 @@ fn air_cushion_vehicles() {
     let why = refusals(attempt("striker.acv_movement", &[("terrain", "other"), ("altitude", "higher")], ""));
     assert!(why.iter().any(|m| m.contains("NOE altitude")), "{why:?}");
     let imm = |s: &str, belly: &str| {
-        field(&resolve("striker.acv_suspension_damage", &[("source", s), ("belly_hit", belly)], "", &[]).unwrap(), "immobilized")
+        field(
+            &resolve("striker.acv_suspension_damage", &[("source", s), ("belly_hit", belly)], "", &[]).unwrap(),
+            "immobilized",
+        )
     };
     assert_eq!(imm("minor_penetration", "false"), "true");
     assert_eq!(imm("major_penetration", "false"), "true");
@@ -355,12 +469,27 @@ fn air_cushion_vehicles() {
 #[test]
 fn aircraft_turn_limits_and_costs() {
     let mv = |sets: &[(&str, &str)], turns: &str| resolve("striker.aircraft_movement", sets, &format!("turns_deg: {turns}"), &[]);
-    let why = refusals(attempt("striker.aircraft_movement", &[("kind", "fixed_wing")], "turns_deg: [20, 20, 6]"));
-    assert!(why.iter().any(|m| m.contains("at most 45 degrees") && m.contains("not 46")), "{why:?}");
+    let why = refusals(attempt(
+        "striker.aircraft_movement",
+        &[("kind", "fixed_wing")],
+        "turns_deg: [20, 20, 6]",
+    ));
+    assert!(
+        why.iter().any(|m| m.contains("at most 45 degrees") && m.contains("not 46")),
+        "{why:?}"
+    );
     assert!(mv(&[("kind", "fixed_wing"), ("maneuverable_limit_deg", "90")], "[60, 30]").is_ok());
     let cost = |turns: &str, full: &str| {
         field(
-            &mv(&[("kind", "helicopter"), ("movement_allowance_cm", "200"), ("heli_turn_cost_full_blocks", full)], turns).unwrap(),
+            &mv(
+                &[
+                    ("kind", "helicopter"),
+                    ("movement_allowance_cm", "200"),
+                    ("heli_turn_cost_full_blocks", full),
+                ],
+                turns,
+            )
+            .unwrap(),
             "turn_cost_cm",
         )
     };
@@ -370,7 +499,11 @@ fn aircraft_turn_limits_and_costs() {
     assert_eq!(cost("[50]", "true"), "0");
     assert_eq!(cost("[90, 45, -10]", "false"), "60");
     assert_eq!(cost("[90, 45, -10]", "true"), "40");
-    let why = refusals(attempt("striker.aircraft_movement", &[("kind", "vtol"), ("speed", "faster_than_cruise")], "turns_deg: [5]"));
+    let why = refusals(attempt(
+        "striker.aircraft_movement",
+        &[("kind", "vtol"), ("speed", "faster_than_cruise")],
+        "turns_deg: [5]",
+    ));
     assert!(why.iter().any(|m| m.contains("faster than cruise")), "{why:?}");
     assert!(mv(&[("kind", "vtol"), ("speed", "noe_speed"), ("mode", "noe")], "[180, 90]").is_ok());
 }
@@ -378,17 +511,43 @@ fn aircraft_turn_limits_and_costs() {
 /// 62.A.1-3: minimum speed, NOE and terrain-following mode.
 #[test]
 fn aircraft_modes_and_minimum_speed() {
-    let out = resolve("striker.aircraft_movement", &[("kind", "fixed_wing"), ("below_minimum_speed", "true")], "", &[]).unwrap();
+    let out = resolve(
+        "striker.aircraft_movement",
+        &[("kind", "fixed_wing"), ("below_minimum_speed", "true")],
+        "",
+        &[],
+    )
+    .unwrap();
     assert_eq!(field(&out, "crashes"), "true");
-    let out = resolve("striker.aircraft_movement", &[("kind", "helicopter"), ("speed", "stationary")], "", &[]).unwrap();
+    let out = resolve(
+        "striker.aircraft_movement",
+        &[("kind", "helicopter"), ("speed", "stationary")],
+        "",
+        &[],
+    )
+    .unwrap();
     assert_eq!(field(&out, "crashes"), "false");
     let why = refusals(attempt("striker.aircraft_movement", &[("kind", "fixed_wing"), ("mode", "noe")], ""));
     assert!(why.iter().any(|m| m.contains("only helicopters and VTOLs")), "{why:?}");
-    let why = refusals(attempt("striker.aircraft_movement", &[("kind", "helicopter"), ("mode", "noe"), ("within_1cm_of_building", "true")], ""));
+    let why = refusals(attempt(
+        "striker.aircraft_movement",
+        &[("kind", "helicopter"), ("mode", "noe"), ("within_1cm_of_building", "true")],
+        "",
+    ));
     assert!(why.iter().any(|m| m.contains("1 cm of a building")), "{why:?}");
-    let why = refusals(attempt("striker.aircraft_movement", &[("kind", "fixed_wing"), ("mode", "terrain_following")], ""));
+    let why = refusals(attempt(
+        "striker.aircraft_movement",
+        &[("kind", "fixed_wing"), ("mode", "terrain_following")],
+        "",
+    ));
     assert!(why.iter().any(|m| m.contains("terrain-following radar")), "{why:?}");
-    let out = resolve("striker.aircraft_movement", &[("kind", "helicopter"), ("mode", "terrain_following")], "", &[]).unwrap();
+    let out = resolve(
+        "striker.aircraft_movement",
+        &[("kind", "helicopter"), ("mode", "terrain_following")],
+        "",
+        &[],
+    )
+    .unwrap();
     assert_eq!(field(&out, "noe_speed_in_tf"), "true");
 }
 
@@ -404,13 +563,25 @@ fn pilot_fire_limits() {
     };
     assert!(with(&[("straight_cm", "29")]).iter().any(|m| m.contains("last 10%")));
     assert!(with(&[("target_offset_cm", "2")]).iter().any(|m| m.contains("within 1 cm")));
-    assert!(with(&[("weapon", "other_missile")]).iter().any(|m| m.contains("homing or target-seeking")));
-    assert!(with(&[("fixed_forward_mount", "false")]).iter().any(|m| m.contains("fixed forward")));
+    assert!(with(&[("weapon", "other_missile")])
+        .iter()
+        .any(|m| m.contains("homing or target-seeking")));
+    assert!(with(&[("fixed_forward_mount", "false")])
+        .iter()
+        .any(|m| m.contains("fixed forward")));
     assert!(with(&[("mode", "noe")]).iter().any(|m| m.contains("NOE mode")));
-    assert!(with(&[("strafing", "true"), ("hit_bonus", "2")]).iter().any(|m| m.contains("automatic weapon")));
+    assert!(with(&[("strafing", "true"), ("hit_bonus", "2")])
+        .iter()
+        .any(|m| m.contains("automatic weapon")));
     assert!(with(&[("kind", "grav_vehicle")]).iter().any(|m| m.contains("players' option")));
     let mut grav = base.to_vec();
-    grav.extend([("kind", "grav_vehicle"), ("aircraft_rules_for_grav", "true"), ("strafing", "true"), ("hit_bonus", "2"), ("targets_engaged", "3")]);
+    grav.extend([
+        ("kind", "grav_vehicle"),
+        ("aircraft_rules_for_grav", "true"),
+        ("strafing", "true"),
+        ("hit_bonus", "2"),
+        ("targets_engaged", "3"),
+    ]);
     assert!(resolve("striker.pilot_fire", &grav, "", &[]).is_ok());
 }
 
@@ -419,35 +590,79 @@ fn pilot_fire_limits() {
 fn evasion_dms() {
     let dm = |sets: &[(&str, &str)]| field(&resolve("striker.evasion_dm", sets, "", &[]).unwrap(), "dm");
     assert_eq!(dm(&[("kind", "fixed_wing"), ("speed_dm", "3"), ("agility", "5")]), "-3");
-    assert_eq!(dm(&[("kind", "fixed_wing"), ("speed_dm", "3"), ("agility", "5"), ("evading", "true")]), "-5");
+    assert_eq!(
+        dm(&[("kind", "fixed_wing"), ("speed_dm", "3"), ("agility", "5"), ("evading", "true")]),
+        "-5"
+    );
     assert_eq!(dm(&[("kind", "fixed_wing"), ("speed_dm", "3"), ("fire", "point_defense")]), "0");
-    assert_eq!(dm(&[("kind", "fixed_wing"), ("agility", "5"), ("evading", "true"), ("fire", "point_defense")]), "-5");
-    let why = refusals(attempt("striker.evasion_dm", &[("kind", "fixed_wing"), ("evading", "true"), ("at_maximum_speed", "true"), ("mode", "noe")], ""));
+    assert_eq!(
+        dm(&[
+            ("kind", "fixed_wing"),
+            ("agility", "5"),
+            ("evading", "true"),
+            ("fire", "point_defense")
+        ]),
+        "-5"
+    );
+    let why = refusals(attempt(
+        "striker.evasion_dm",
+        &[
+            ("kind", "fixed_wing"),
+            ("evading", "true"),
+            ("at_maximum_speed", "true"),
+            ("mode", "noe"),
+        ],
+        "",
+    ));
     assert_eq!(why.len(), 2, "{why:?}");
     let why = refusals(attempt("striker.evasion_dm", &[("kind", "grav_vehicle"), ("evading", "true")], ""));
     assert!(why.iter().any(|m| m.contains("players' option")), "{why:?}");
-    assert_eq!(dm(&[("kind", "grav_vehicle"), ("evading", "true"), ("agility", "2"), ("aircraft_rules_for_grav", "true")]), "-2");
+    assert_eq!(
+        dm(&[
+            ("kind", "grav_vehicle"),
+            ("evading", "true"),
+            ("agility", "2"),
+            ("aircraft_rules_for_grav", "true")
+        ]),
+        "-2"
+    );
 }
 
 /// 62.D.1: 1D + skill + agility each, ties again; an ignored challenge gives the challenger the advantage.
 #[test]
 fn dogfight_advantage_odds() {
-    let d = dist("striker.dogfight_advantage", &[("challenger_pilot", "regular"), ("challenged_pilot", "regular")], "");
+    let d = dist(
+        "striker.dogfight_advantage",
+        &[("challenger_pilot", "regular"), ("challenged_pilot", "regular")],
+        "",
+    );
     assert_eq!(p(&d, "advantaged", "challenger"), "1/2");
     // Elite (4) against regular (2): the challenger wins on die difference >= -1 (26/36), loses on
     // <= -3 (6/36), ties on -2 (4/36): 26/32.
-    let d = dist("striker.dogfight_advantage", &[("challenger_pilot", "elite"), ("challenged_pilot", "regular")], "");
+    let d = dist(
+        "striker.dogfight_advantage",
+        &[("challenger_pilot", "elite"), ("challenged_pilot", "regular")],
+        "",
+    );
     assert_eq!(p(&d, "advantaged", "challenger"), "13/16");
     // A difference of 6 or more cannot be tied or overcome.
     let d = dist(
         "striker.dogfight_advantage",
-        &[("challenger_pilot", "recruit"), ("challenged_pilot", "elite"), ("challenged_agility", "3")],
+        &[
+            ("challenger_pilot", "recruit"),
+            ("challenged_pilot", "elite"),
+            ("challenged_agility", "3"),
+        ],
         "",
     );
     assert_eq!(p(&d, "advantaged", "challenged"), "1");
     let d = dist(
         "striker.dogfight_advantage",
-        &[("challenger_pilot", "recruit"), ("challenged_pilot", "elite"), ("challenged_ignores", "true")],
+        &[
+            ("challenger_pilot", "recruit"),
+            ("challenged_pilot", "elite"),
+            ("challenged_ignores", "true"),
+        ],
         "",
     );
     assert_eq!(p(&d, "advantaged", "challenger"), "1");
@@ -468,11 +683,20 @@ fn dogfight_fire_dms() {
     let mut gunner = base.to_vec();
     gunner.extend([("gunner", "veteran"), ("fire_phase_dm", "-2")]);
     assert_eq!(dm(&gunner), "0");
-    let why = refusals(attempt("striker.dogfight_fire_dm", &[("firing_pilot", "elite"), ("target_pilot", "regular"), ("firer_ignoring", "true")], ""));
+    let why = refusals(attempt(
+        "striker.dogfight_fire_dm",
+        &[("firing_pilot", "elite"), ("target_pilot", "regular"), ("firer_ignoring", "true")],
+        "",
+    ));
     assert!(why.iter().any(|m| m.contains("pilot may not fire")), "{why:?}");
     let out = resolve(
         "striker.dogfight_fire_dm",
-        &[("firing_pilot", "elite"), ("target_pilot", "regular"), ("firer_ignoring", "true"), ("gunner", "recruit")],
+        &[
+            ("firing_pilot", "elite"),
+            ("target_pilot", "regular"),
+            ("firer_ignoring", "true"),
+            ("gunner", "recruit"),
+        ],
         "",
         &[],
     )
@@ -531,8 +755,11 @@ fn aircraft_degradation_and_destruction() {
     assert_eq!(field(&out, "criticals"), "[electronics]");
     assert_eq!(field(&out, "max_speed_now"), "16");
     assert_eq!(field(&out, "crashes"), "true"); // 16 < 18
-    // The switch rounds the total cut once: 25 - ceil(7.5) = 17.
-    let out = with(&[("damage_before", "4"), ("damage", "12"), ("aircraft_degradation_total", "true")], &[1, 2, 3]);
+                                                // The switch rounds the total cut once: 25 - ceil(7.5) = 17.
+    let out = with(
+        &[("damage_before", "4"), ("damage", "12"), ("aircraft_degradation_total", "true")],
+        &[1, 2, 3],
+    );
     assert_eq!(field(&out, "max_speed_now"), "17");
     // A Flight critical crashes; reaching the damage points destroys.
     let out = with(&[("damage", "5")], &[6, 4]);
@@ -563,11 +790,28 @@ fn bombing_runs() {
     let out = run(&[("movement_cm", "501"), ("straight_cm", "251"), ("bombs", "17")]);
     assert_eq!(field(&out, "release_max_cm"), "1");
     assert_eq!(field(&out, "sheaf"), "normal");
-    let out = run(&[("movement_cm", "400"), ("straight_cm", "200"), ("bombs", "18"), ("attack", "dive"), ("speed_dm", "5")]);
+    let out = run(&[
+        ("movement_cm", "400"),
+        ("straight_cm", "200"),
+        ("bombs", "18"),
+        ("attack", "dive"),
+        ("speed_dm", "5"),
+    ]);
     assert_eq!(field(&out, "sheaf"), "converged");
     assert_eq!(field(&out, "deviation_dm"), "14");
     assert_eq!(field(&out, "speed_dm_vs_fire"), "2");
-    let why = refusals(attempt("striker.bombing_run", &[("movement_cm", "600"), ("straight_cm", "299"), ("bombs", "1"), ("attack", "dive"), ("evading", "true"), ("mode", "noe")], ""));
+    let why = refusals(attempt(
+        "striker.bombing_run",
+        &[
+            ("movement_cm", "600"),
+            ("straight_cm", "299"),
+            ("bombs", "1"),
+            ("attack", "dive"),
+            ("evading", "true"),
+            ("mode", "noe"),
+        ],
+        "",
+    ));
     assert_eq!(why.len(), 4, "{why:?}");
 }
 
@@ -589,20 +833,53 @@ fn missiles_at_aircraft() {
     let m = |sets: &[(&str, &str)]| resolve("striker.missile_at_aircraft", sets, "", &[]).unwrap();
     let out = m(&[("target", "fixed_wing"), ("guidance", "homing"), ("target_speed_dm", "4")]);
     assert_eq!(field(&out, "dm"), "-4");
-    let out = m(&[("target", "fixed_wing"), ("guidance", "homing"), ("target_speed_dm", "4"), ("missile_speed_dm", "1")]);
+    let out = m(&[
+        ("target", "fixed_wing"),
+        ("guidance", "homing"),
+        ("target_speed_dm", "4"),
+        ("missile_speed_dm", "1"),
+    ]);
     assert_eq!(field(&out, "dm"), "-3");
     let td = |ms: &'static str| {
         field(
-            &m(&[("target", "fixed_wing"), ("guidance", "target_designated"), ("target_speed_dm", "4"), ("missile_speed_dm", ms), ("firer_has_radar", "true")]),
+            &m(&[
+                ("target", "fixed_wing"),
+                ("guidance", "target_designated"),
+                ("target_speed_dm", "4"),
+                ("missile_speed_dm", ms),
+                ("firer_has_radar", "true"),
+            ]),
             "hit_rule",
         )
     };
     assert_eq!(td("4"), "automatic_hit");
     assert_eq!(td("3"), "automatic_miss");
-    let why = refusals(attempt("striker.missile_at_aircraft", &[("target", "helicopter"), ("guidance", "teleguided"), ("target_speed_dm", "2")], ""));
+    let why = refusals(attempt(
+        "striker.missile_at_aircraft",
+        &[("target", "helicopter"), ("guidance", "teleguided"), ("target_speed_dm", "2")],
+        "",
+    ));
     assert!(why.iter().any(|m| m.contains("radar or ladar")), "{why:?}");
-    assert!(attempt("striker.missile_at_aircraft", &[("target", "helicopter"), ("guidance", "teleguided"), ("target_speed_dm", "1")], "").is_ok());
-    let why = refusals(attempt("striker.missile_at_aircraft", &[("target", "grav_vehicle"), ("guidance", "homing")], ""));
+    assert!(attempt(
+        "striker.missile_at_aircraft",
+        &[("target", "helicopter"), ("guidance", "teleguided"), ("target_speed_dm", "1")],
+        ""
+    )
+    .is_ok());
+    let why = refusals(attempt(
+        "striker.missile_at_aircraft",
+        &[("target", "grav_vehicle"), ("guidance", "homing")],
+        "",
+    ));
     assert!(why.iter().any(|m| m.contains("players' option")), "{why:?}");
-    assert!(attempt("striker.missile_at_aircraft", &[("target", "grav_vehicle"), ("guidance", "homing"), ("missile_rules_for_grav", "true")], "").is_ok());
+    assert!(attempt(
+        "striker.missile_at_aircraft",
+        &[
+            ("target", "grav_vehicle"),
+            ("guidance", "homing"),
+            ("missile_rules_for_grav", "true")
+        ],
+        ""
+    )
+    .is_ok());
 }
