@@ -883,3 +883,106 @@ fn missiles_at_aircraft() {
     )
     .is_ok());
 }
+
+// ------------------------------------------------------------------ every resolver
+
+/// Every resolver of rules 57-67 has exact odds summing to 1 with the inputs it requires.
+#[test]
+fn every_tactical_resolver_has_exact_odds() {
+    let soldiers = "soldiers:\n  - {name: A, quality: elite, melee_range: 3, opponents: 2}\n  - {name: B, quality: regular, melee_range: 3, opponents: 1}\n";
+    let cases: &[(&str, &[(&str, &str)], &str)] = &[
+        ("melee_participation", &[("contact_with_enemy", "true")], ""),
+        ("melee_rounds", &[("continuing", "true")], ""),
+        ("melee_allocation", &[("soldiers_a", "2"), ("soldiers_b", "2")], ""),
+        ("melee_advantage_total", &[("quality", "veteran"), ("melee_range", "2")], ""),
+        ("melee_strike_order", &[], soldiers),
+        ("melee_hit", &[("attacker", "regular"), ("defender", "elite")], ""),
+        ("melee_damage", &[("penetration", "3"), ("armor", "4")], ""),
+        (
+            "melee_attack",
+            &[("attacker", "regular"), ("penetration", "3"), ("defender", "elite")],
+            "",
+        ),
+        ("melee_fire", &[("firer_in_melee", "true"), ("target_in_melee", "true")], ""),
+        (
+            "rolling_barrage",
+            &[
+                ("first_right_cm", "10"),
+                ("first_forward_cm", "20"),
+                ("increment_cm", "5"),
+                ("turn", "2"),
+            ],
+            "",
+        ),
+        (
+            "variable_sheaf",
+            &[("normal_side_cm", "10"), ("width_cm", "4"), ("length_cm", "25")],
+            "",
+        ),
+        ("chemical_cloud", &[("agent", "persistent"), ("turns_after_impact", "1")], ""),
+        ("chemical_exposure", &[("agent", "lethal"), ("morale_check_passed", "true")], ""),
+        ("ahl_interior", &[], ""),
+        ("scale_1_285", &[("method", "halve_distances"), ("distance_cm", "10")], ""),
+        (
+            "ground_pressure_stuck",
+            &[("ground_pressure", "8"), ("running_gear", "wheeled"), ("terrain", "mud")],
+            "",
+        ),
+        ("suspension_maintenance", &[("ground_pressure", "8")], ""),
+        ("acv_movement", &[("terrain", "broken_ground")], ""),
+        ("acv_suspension_damage", &[("source", "surface_damage")], ""),
+        (
+            "aircraft_movement",
+            &[("kind", "helicopter"), ("movement_allowance_cm", "100")],
+            "turns_deg: [90]",
+        ),
+        (
+            "pilot_fire",
+            &[("kind", "fixed_wing"), ("movement_cm", "100"), ("straight_cm", "10")],
+            "",
+        ),
+        ("evasion_dm", &[("kind", "fixed_wing"), ("evading", "true"), ("agility", "3")], ""),
+        (
+            "dogfight_advantage",
+            &[
+                ("challenger_pilot", "veteran"),
+                ("challenged_pilot", "regular"),
+                ("challenged_agility", "2"),
+            ],
+            "",
+        ),
+        ("dogfight_fire_dm", &[("firing_pilot", "elite"), ("target_pilot", "recruit")], ""),
+        ("aircraft_hit_damage", &[("penetration", "9")], ""),
+        ("aircraft_critical_check", &[], ""),
+        (
+            "aircraft_damage",
+            &[("damage_points", "40"), ("damage", "9"), ("max_speed", "30"), ("agility", "2")],
+            "",
+        ),
+        (
+            "bombing_run",
+            &[("movement_cm", "800"), ("straight_cm", "400"), ("bombs", "20")],
+            "",
+        ),
+        ("bombing_deviation_direction", &[], ""),
+        (
+            "missile_at_aircraft",
+            &[("target", "fixed_wing"), ("guidance", "homing"), ("target_speed_dm", "3")],
+            "",
+        ),
+    ];
+    let (sys, _) = runtime::find_resolver(rulebook::SYSTEMS, "striker.melee_hit").unwrap();
+    for (name, sets, yaml) in cases {
+        assert!(sys.resolvers.iter().any(|r| r.name == *name), "no resolver striker.{name}");
+        let path = format!("striker.{name}");
+        let d = dist(&path, sets, yaml);
+        assert!(!d.outcomes.is_empty(), "{path}");
+    }
+    // Two thresholds at once: each sets off its own check (1/3 each).
+    let d = dist(
+        "striker.aircraft_damage",
+        &[("damage_points", "40"), ("damage", "9"), ("max_speed", "30")],
+        "",
+    );
+    assert_eq!(p(&d, "criticals", "[]"), "4/9");
+}
