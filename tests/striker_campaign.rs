@@ -118,13 +118,24 @@ fn cumulative_experience_promotes_a_battle_sooner() {
 #[test]
 fn vargr_promote_at_their_own_morale() {
     let v = |morale: &str, battles: &str, name: &str| {
-        out("striker.experience", &[("morale", morale), ("battles", battles), ("race", "vargr")], name)
+        out(
+            "striker.experience",
+            &[("morale", morale), ("battles", battles), ("race", "vargr")],
+            name,
+        )
     };
     assert_eq!(v("2", "4", "morale"), "6");
     assert_eq!(v("2", "4", "quality"), "regular");
     assert_eq!(v("6", "10", "morale"), "11");
     assert_eq!(v("6", "10", "quality"), "veteran");
-    assert_eq!(out("striker.experience", &[("morale", "10"), ("battles", "0"), ("race", "vargr")], "quality"), "regular");
+    assert_eq!(
+        out(
+            "striker.experience",
+            &[("morale", "10"), ("battles", "0"), ("race", "vargr")],
+            "quality"
+        ),
+        "regular"
+    );
 }
 
 // ------------------------------------------------------------------ 73 military spending
@@ -153,7 +164,11 @@ fn trade_modifiers_multiply() {
     assert_eq!(pc("Ri,In,Ag"), "26880");
     assert_eq!(pc("Po,Ni,Na"), "5120");
     assert_eq!(out("striker.gnp", &[("tl", "9"), ("population", "1")], "per_capita"), "10000");
-    let r = refusals(attempt("striker.gnp", &[("tl", "9"), ("population", "1"), ("trade", "Rich,Ri")], ""));
+    let r = refusals(attempt(
+        "striker.gnp",
+        &[("tl", "9"), ("population", "1"), ("trade", "Rich,Ri")],
+        "",
+    ));
     assert_eq!(r, vec!["trade classification Rich is given twice [Striker 73.A]"; 2]);
 }
 
@@ -167,10 +182,22 @@ fn military_and_army_budgets() {
     assert_eq!(b(&base, "imperial_levy"), "9000");
     assert_eq!(b(&base, "army"), "8400");
     assert_eq!(b(&[("gnp", "1000000"), ("imperial", "false")], "army"), "12000");
-    assert_eq!(b(&[("gnp", "1000000"), ("tension", "high"), ("imperial", "false")], "military"), "150000");
-    assert_eq!(b(&[("gnp", "1000000"), ("tension", "long_peace"), ("imperial", "false")], "military"), "10000");
-    assert_eq!(b(&[("gnp", "1000000"), ("vacuum_or_trace", "true"), ("imperial", "false")], "army"), "1800");
-    assert_eq!(b(&[("gnp", "1000000"), ("military_percent", "5"), ("imperial", "false")], "military"), "50000");
+    assert_eq!(
+        b(&[("gnp", "1000000"), ("tension", "high"), ("imperial", "false")], "military"),
+        "150000"
+    );
+    assert_eq!(
+        b(&[("gnp", "1000000"), ("tension", "long_peace"), ("imperial", "false")], "military"),
+        "10000"
+    );
+    assert_eq!(
+        b(&[("gnp", "1000000"), ("vacuum_or_trace", "true"), ("imperial", "false")], "army"),
+        "1800"
+    );
+    assert_eq!(
+        b(&[("gnp", "1000000"), ("military_percent", "5"), ("imperial", "false")], "military"),
+        "50000"
+    );
     assert_eq!(b(&[("gnp", "1000000"), ("army_share_of_total", "true")], "army"), "12000");
 }
 
@@ -203,7 +230,9 @@ fn credit_values_by_tech_level_and_starport() {
                 let r = refusals(attempt("striker.exchange", &sets, ""));
                 assert_eq!(
                     r,
-                    vec![format!("the table lists no tech level {tl} world with starport {port} (the seller): a printed dash [Striker 73.D]")]
+                    vec![format!(
+                        "the table lists no tech level {tl} world with starport {port} (the seller): a printed dash [Striker 73.D]"
+                    )]
                 );
             } else {
                 assert_eq!(out("striker.exchange", &sets, "seller_value"), want, "TL{tl} {port}");
@@ -213,7 +242,13 @@ fn credit_values_by_tech_level_and_starport() {
     }
     // Selling down the table: a TL6/B buyer's credit is worth less, so the price rises (X30), and a
     // richer buyer pays fewer of its own credits.
-    let sets = [("price", "3750"), ("seller_tl", "6"), ("seller_starport", "b"), ("buyer_tl", "8"), ("buyer_starport", "a")];
+    let sets = [
+        ("price", "3750"),
+        ("seller_tl", "6"),
+        ("seller_starport", "b"),
+        ("buyer_tl", "8"),
+        ("buyer_starport", "a"),
+    ];
     assert_eq!(out("striker.exchange", &sets, "price"), "1000");
 }
 
@@ -226,7 +261,12 @@ fn yearly_costs() {
     assert_eq!(c("conscripts"), "200000");
     assert_eq!(c("long_service"), "300000");
     assert_eq!(c("picked"), "500000");
-    let sets = [("men", "1"), ("equipment_price", "1000"), ("imported_price", "3750"), ("new_purchases", "500")];
+    let sets = [
+        ("men", "1"),
+        ("equipment_price", "1000"),
+        ("imported_price", "3750"),
+        ("new_purchases", "500"),
+    ];
     assert_eq!(out("striker.annual_costs", &sets, "maintenance"), "850");
     assert_eq!(out("striker.annual_costs", &sets, "total"), "21350");
 }
@@ -238,7 +278,13 @@ fn yearly_costs() {
 #[test]
 fn support_personnel_ratios() {
     let s = |sets: &[(&str, &str)], name: &str| out("striker.support_personnel", sets, name);
-    let bn = [("men", "600"), ("companies", "4"), ("battalions", "1"), ("mechanics", "21"), ("animals", "51")];
+    let bn = [
+        ("men", "600"),
+        ("companies", "4"),
+        ("battalions", "1"),
+        ("mechanics", "21"),
+        ("animals", "51"),
+    ];
     assert_eq!(s(&bn, "medics"), "32"); // 20 + 8 + 4
     assert_eq!(s(&bn, "cooks"), "12");
     assert_eq!(s(&bn, "field_kitchens"), "6");
@@ -262,13 +308,26 @@ fn too_few_medics_cost_morale() {
     assert_eq!(m("5", &[]), "-2");
     assert_eq!(m("4", &[]), "-2");
     assert_eq!(m("5", &[("medics_half_minus_1", "true")]), "-1");
-    assert_eq!(out("striker.medical_shortfall", &[("required", "10"), ("present", "6")], "deficit_percent"), "40");
+    assert_eq!(
+        out(
+            "striker.medical_shortfall",
+            &[("required", "10"), ("present", "6")],
+            "deficit_percent"
+        ),
+        "40"
+    );
 }
 
 /// 68.C: morale -1 after 3 days without a hot meal, after 1 in cold or inclement weather.
 #[test]
 fn hot_meals() {
-    let h = |days: &str, cold: &str| out("striker.hot_meals", &[("days_without", days), ("cold_or_inclement", cold)], "morale_dm");
+    let h = |days: &str, cold: &str| {
+        out(
+            "striker.hot_meals",
+            &[("days_without", days), ("cold_or_inclement", cold)],
+            "morale_dm",
+        )
+    };
     assert_eq!(h("2", "false"), "0");
     assert_eq!(h("3", "false"), "-1");
     assert_eq!(h("0", "true"), "0");
@@ -351,7 +410,13 @@ fn vehicle_repairs() {
     let r = |damage: &str, eq: &str, gear: &str, name: &str| {
         out(
             "striker.vehicle_repair",
-            &[("damage", damage), ("equipment", eq), ("vehicle_mp", "8"), ("item_mp", "12"), ("gear", gear)],
+            &[
+                ("damage", damage),
+                ("equipment", eq),
+                ("vehicle_mp", "8"),
+                ("item_mp", "12"),
+                ("gear", gear),
+            ],
             name,
         )
     };
@@ -364,7 +429,7 @@ fn vehicle_repairs() {
     assert_eq!(r("major", "suspension", "tracked", "vehicle_mechanic_mp"), "40");
     assert_eq!(r("major", "suspension", "tracked", "parts_percent"), "10");
     assert_eq!(r("minor", "suspension", "other_ground", "parts_percent"), "25");
-    assert_eq!(r("minor", "suspension", "grav", "parts"), "grav modules");
+    assert_eq!(r("minor", "suspension", "grav", "parts"), "\"grav modules\"");
     assert_eq!(r("minor", "transmission", "grav", "parts_percent"), "25");
     assert_eq!(r("minor", "transmission", "tracked", "vehicle_mechanic_mp"), "32");
     assert_eq!(r("minor", "power_plant", "tracked", "parts_percent"), "50");
@@ -386,7 +451,12 @@ fn race_morale() {
     let sets = [("race", "hiver"), ("quality", "regular"), ("sees_enemy", "true")];
     assert_eq!(out("striker.race_morale", &sets, "morale"), "6");
     assert_eq!(out("striker.race_morale", &sets, "proximity_check_cm"), "50");
-    let sets = [("race", "vargr"), ("quality", "regular"), ("is_leader", "true"), ("leader_modifier", "1")];
+    let sets = [
+        ("race", "vargr"),
+        ("quality", "regular"),
+        ("is_leader", "true"),
+        ("leader_modifier", "1"),
+    ];
     assert_eq!(out("striker.race_morale", &sets, "leader_modifier"), "2");
 }
 
@@ -418,7 +488,10 @@ fn high_guard_armor() {
         let h = hg.to_string();
         assert_eq!(out("striker.ship_armor", &[("hg_armor", &h)], "armor"), *w, "HG {hg}");
     }
-    assert_eq!(out("striker.ship_armor", &[("hg_armor", "7"), ("penetration", "80")], "damage_dm"), "3");
+    assert_eq!(
+        out("striker.ship_armor", &[("hg_armor", "7"), ("penetration", "80")], "damage_dm"),
+        "3"
+    );
     let hg = [("hg_armor", "7"), ("penetration", "80"), ("naval_dm_hg_armor", "true")];
     assert_eq!(out("striker.ship_armor", &hg, "damage_dm"), "-67");
 }
@@ -453,10 +526,16 @@ fn ship_weapons() {
     assert_eq!(w(&[("weapon", "missile")], "warhead_cpr_cm"), "15");
     assert_eq!(w(&[("weapon", "meson_gun"), ("hg_rating", "10")], "burst_cm"), "10");
     assert_eq!(w(&[("weapon", "particle_accelerator")], "effective"), "false");
-    assert_eq!(w(&[("weapon", "particle_accelerator"), ("vacuum_or_trace", "true")], "effective"), "true");
+    assert_eq!(
+        w(&[("weapon", "particle_accelerator"), ("vacuum_or_trace", "true")], "effective"),
+        "true"
+    );
     assert_eq!(out("striker.orbital_fire_dm", &[], "dm"), "-5");
     assert_eq!(out("striker.orbital_fire_dm", &[("observer", "high_initiative")], "dm"), "-3");
-    assert_eq!(out("striker.orbital_fire_dm", &[("observer", "character"), ("fo_skill", "2")], "dm"), "-4");
+    assert_eq!(
+        out("striker.orbital_fire_dm", &[("observer", "character"), ("fo_skill", "2")], "dm"),
+        "-4"
+    );
 }
 
 /// 77: assault capsules: 2D + (fire control TL - capsule TL) >= 9 to be able to fire (§0.1 oracle);
@@ -474,9 +553,15 @@ fn firing_at_jump_capsules() {
     assert_eq!(f("13", &[("capsule_dm_capsule_minus_fc", "true")]), "1/6"); // 10+: 6/36
     let d = dist("striker.capsule_engagement", &[("capsule", "high_survivability")]);
     assert_eq!(p(&d, "may_fire", "false"), "1");
-    let d = dist("striker.capsule_engagement", &[("capsule", "high_survivability"), ("point_defense", "true")]);
+    let d = dist(
+        "striker.capsule_engagement",
+        &[("capsule", "high_survivability"), ("point_defense", "true")],
+    );
     assert_eq!(p(&d, "may_fire", "true"), "1");
-    assert_eq!(p(&dist("striker.capsule_engagement", &[("capsule", "basic")]), "may_fire", "true"), "1");
+    assert_eq!(
+        p(&dist("striker.capsule_engagement", &[("capsule", "basic")]), "may_fire", "true"),
+        "1"
+    );
     let l = [("launchers", "2"), ("extra_ready", "3"), ("cargo_capsules", "4")];
     assert_eq!(out("striker.jump_launchers", &l, "tons"), "5.5");
     assert_eq!(out("striker.jump_launchers", &l, "cost"), "23000");
@@ -522,7 +607,11 @@ fn order_time_by_tactics() {
 #[test]
 fn mercenary_recruits() {
     let m = |c: &str, trained: &str, name: &str| {
-        out("striker.mercenary_recruit_quality", &[("category", c), ("basic_training", trained)], name)
+        out(
+            "striker.mercenary_recruit_quality",
+            &[("category", c), ("basic_training", trained)],
+            name,
+        )
     };
     assert_eq!(m("raw_recruit", "false", "morale"), "3");
     assert_eq!(m("raw_recruit", "true", "morale"), "4");
@@ -537,7 +626,10 @@ fn mercenary_recruits() {
 #[test]
 fn character_skills_and_wounds() {
     assert_eq!(out("striker.combat_engineering", &[("skill", "3")], "time_factor"), "0.9");
-    assert_eq!(out("striker.combat_engineering", &[("skill", "3")], "supervises_at_standard_rate"), "30");
+    assert_eq!(
+        out("striker.combat_engineering", &[("skill", "3")], "supervises_at_standard_rate"),
+        "30"
+    );
     assert_eq!(out("striker.combat_engineering", &[("skill", "0")], "may_build"), "false");
     assert_eq!(out("striker.recon_skill", &[("recon", "3")], "spotted_dm"), "-1");
     assert_eq!(out("striker.recon_skill", &[("recon", "3")], "spotting_dm"), "3");
