@@ -2,7 +2,7 @@
 //! (T-ECM, the 2D table of §0.1, T-MINES), every row of the printed and derived tables in scope (T3
 //! against its formula, T4, T5, T-NIGHTMAX, T-WEATHER, T-SLOPE, T-ATMPROT, T-SURPRISE, T-EARTH,
 //! T-OBSTACLE, T-CHARGES), the readings switched by options, and the refusals. Each test cites its
-//! rule; the readings are in docs/striker/battlefield.md (STR-battlefield).
+//! rule; the readings are in docs/ambiguities.md (Striker) (STR-battlefield).
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! Striker Book 2, campaign rules 68-80: the printed tables (T6, T8, T9), the reconstructed ones
 //! (T7, T10, T-WOUNDED, T-EXP, T-MAINT, T-CAPSULE), exact odds of every roll in scope against the
 //! 2D reference (§0.1 of the reconstruction), and the readings switched by options. Each test cites
-//! the rule it checks; the readings are in docs/striker/campaign.md (part STR-campaign).
+//! the rule it checks; the readings are in docs/ambiguities.md (Striker) (part STR-campaign).
 
 mod common;
 

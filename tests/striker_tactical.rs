@@ -1,7 +1,7 @@
 //! Striker Book 2, rules 57-67 (melee, barrages, sheaf shape, ground pressure, ACVs, aircraft,
 //! bombing, missiles at aircraft, chemical warfare, buildings, 1:285 scale): exact odds against the
 //! reference's oracles (the 2D distribution, T-GP, T11) and the rules' limits. Each test cites the
-//! rule it checks; the readings are in docs/striker/tactical.md.
+//! rule it checks; the readings are in docs/ambiguities.md (Striker).
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! Striker Book 2, rules 34-45 (part `weapons`): exact odds against the reference's oracles (the 2D
 //! reference, E[max(0, 1D + k)] per point defense die, T1, T-COLLAPSE, T-NUKE, T-DAMPER), the two
 //! readings of X3 and of the sheaf degradation (X4), and the rules' refusals. Each test cites the rule
-//! it checks; the readings are in docs/striker/weapons.md (STR-weapons).
+//! it checks; the readings are in docs/ambiguities.md (Striker) (STR-weapons).
 
 mod common;
 
@@ -40,7 +40,7 @@ fn pd(pd_tl: &str, round_tl: &str, n: &str, extra: &[(&'static str, &'static str
     let mut v: Vec<(&'static str, String)> = vec![
         ("pd_tl", pd_tl.to_string()),
         ("round_tl", round_tl.to_string()),
-        ("allocated_dice", n.to_string()),
+        ("dice", n.to_string()),
     ];
     v.extend(extra.iter().map(|(a, b)| (*a, b.to_string())));
     v

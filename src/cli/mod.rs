@@ -427,16 +427,27 @@ fn optional_rules_help(systems: &[&'static rt::SystemInfo]) -> String {
     for s in systems.iter().filter(|s| !s.options.is_empty()) {
         // Names wrapped at 100 columns, continuation lines under the first name.
         out.push_str(&format!("\n  {}  ", pad(s.name, width)));
-        let (indent, mut col) = (width + 4, width + 4);
+        // At most two lines a system: a system with many switches ends with "... and N more".
+        let (indent, mut col, mut line) = (width + 4, width + 4, 1);
         for (i, o) in s.options.iter().enumerate() {
+            let left = s.options.len() - i;
             let item = if i + 1 < s.options.len() {
                 format!("{},", o.name)
             } else {
                 o.name.to_string()
             };
-            if col > indent && col + 1 + item.chars().count() > 100 {
+            let more = format!("... and {left} more");
+            let wraps = col > indent && col + 1 + item.chars().count() > 100;
+            // On the last line, keep room for the "... and N more" of the switches after this one.
+            let no_room = line == 2 && left > 1 && col + 1 + item.chars().count() + 1 + more.len() + 2 > 100;
+            if line == 2 && (wraps || no_room) {
+                out.push_str(&format!(" {more}"));
+                break;
+            }
+            if wraps {
                 out.push_str(&format!("\n{}", " ".repeat(indent)));
                 col = indent;
+                line += 1;
             } else if col > indent {
                 out.push(' ');
                 col += 1;
