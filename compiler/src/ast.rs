@@ -206,6 +206,8 @@ pub enum ModItem {
 pub enum Pattern {
     Wild,
     Range(Option<i64>, Option<i64>),
+    /// A range with a decimal end, each end an exact (numerator, denominator).
+    DecRange(Option<(i64, i64)>, Option<(i64, i64)>),
     Name(Ident),
 }
 

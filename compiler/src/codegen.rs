@@ -717,6 +717,9 @@ impl<'a> Gen<'a> {
             if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
                 let _ = writeln!(body, "if !({lo}i64..={hi}i64).contains(&inp.{n}) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
             }
+            if let (Some((lo, hi)), Ty::Dec) = (p.bounds, &p.ty) {
+                let _ = writeln!(body, "if inp.{n} < rt::Dec::from_int({lo}i64) || inp.{n} > rt::Dec::from_int({hi}i64) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
+            }
         }
         let inits: Vec<String> = r
             .outputs
@@ -1096,6 +1099,36 @@ impl<'a> Gen<'a> {
                 }
                 o.push('\n');
             }
+            Stmt::Match { scrutinee, arms } if scrutinee.ty == Ty::Dec => {
+                // A decimal is matched with guards: `scrut if lo <= scrut && scrut <= hi`.
+                let _ = writeln!(o, "match {} {{", self.expr(scrutinee));
+                for (pats, body) in arms {
+                    let conds: Vec<String> = pats
+                        .iter()
+                        .map(|p| match p {
+                            Pattern::DecRange(a, b) => {
+                                let mut c = Vec::new();
+                                if let Some((n, d)) = a {
+                                    c.push(format!("rt::Dec::raw({n}, {d}) <= scrut"));
+                                }
+                                if let Some((n, d)) = b {
+                                    c.push(format!("scrut <= rt::Dec::raw({n}, {d})"));
+                                }
+                                if c.is_empty() {
+                                    "true".to_string()
+                                } else {
+                                    format!("({})", c.join(" && "))
+                                }
+                            }
+                            _ => "true".to_string(),
+                        })
+                        .collect();
+                    let _ = writeln!(o, "scrut if {} => {{", conds.join(" || "));
+                    self.block(body, o);
+                    o.push_str("}\n");
+                }
+                o.push_str("_ => {}\n}\n");
+            }
             Stmt::Match { scrutinee, arms } => {
                 let _ = writeln!(o, "match {} {{", self.expr(scrutinee));
                 let mut has_wild = false;
@@ -1117,6 +1150,8 @@ impl<'a> Gen<'a> {
                             Pattern::Variant(e, v) => {
                                 format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[*v].0))
                             }
+                            // Decimals are matched above, with guards.
+                            Pattern::DecRange(..) => "_".into(),
                         })
                         .collect();
                     let _ = writeln!(o, "{} => {{", ps.join(" | "));

@@ -358,6 +358,8 @@ pub enum Mod {
 pub enum Pattern {
     Wild,
     Range(Option<i64>, Option<i64>),
+    /// On a decimal: both ends included, each an exact (numerator, denominator), reduced.
+    DecRange(Option<(i64, i64)>, Option<(i64, i64)>),
     Variant(usize, usize),
 }
 

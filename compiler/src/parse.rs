@@ -493,6 +493,37 @@ impl Lower {
         TypeAtom { name, bounds }
     }
 
+    /// A decimal `match` pattern: both ends exact; a range whose ends are both whole numbers is an
+    /// ordinary range.
+    fn dec_range_pat(&mut self, p: Pair<Rule>) -> Pattern {
+        let text: String = p.as_str().chars().filter(|c| !c.is_whitespace()).collect();
+        let num = |this: &mut Self, s: &str, at: &Pair<Rule>| match parse_decimal(s) {
+            Some(v) => Some(v),
+            None => {
+                this.diags.push(
+                    Diagnostic::error("E0401", this.span(at), format!("number `{s}` does not fit"))
+                        .label("too long")
+                        .help("a decimal has at most 12 digits after the point and fits in 64 bits"),
+                );
+                None
+            }
+        };
+        match text.split_once("..") {
+            Some((lo, hi)) => {
+                let lo = if lo.is_empty() { None } else { num(self, lo, &p) };
+                let hi = if hi.is_empty() { None } else { num(self, hi, &p) };
+                match (lo, hi) {
+                    (Some((a, 1)), Some((b, 1))) => Pattern::Range(Some(a), Some(b)),
+                    _ => Pattern::DecRange(lo, hi),
+                }
+            }
+            None => {
+                let v = num(self, &text, &p);
+                Pattern::DecRange(v, v)
+            }
+        }
+    }
+
     fn range_pat(&mut self, p: Pair<Rule>) -> (Option<i64>, Option<i64>) {
         let text = p.as_str();
         let mut lo = None;
@@ -874,6 +905,7 @@ impl Lower {
                                         let (lo, hi) = self.range_pat(inner);
                                         Pattern::Range(lo, hi)
                                     }
+                                    Rule::dec_range_pat => self.dec_range_pat(inner),
                                     _ => Pattern::Name(self.ident(inner)),
                                 };
                                 pats.push((pat, pspan));

@@ -303,6 +303,16 @@ impl Sys {
             });
         }
         for (p, v) in r.inputs.iter().zip(inputs) {
+            if let (Some((lo, hi)), Ty::Dec, V::Dec(x)) = (p.bounds, &p.ty, v) {
+                if *x < Dec::from_int(lo) || *x > Dec::from_int(hi) {
+                    return Err(Error::OutOfRange {
+                        input: p.name.clone(),
+                        value: x.to_string(),
+                        min: lo.to_string(),
+                        max: hi.to_string(),
+                    });
+                }
+            }
             if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
                 let v = int(v)?;
                 if !(lo..=hi).contains(&v) {
@@ -1245,6 +1255,7 @@ fn matches_pattern(p: &Pattern, v: &V) -> bool {
     match (p, v) {
         (Pattern::Wild, _) => true,
         (Pattern::Range(a, b), V::Int(i)) => a.is_none_or(|a| a <= *i) && b.is_none_or(|b| *i <= b),
+        (Pattern::DecRange(a, b), V::Dec(x)) => a.is_none_or(|(n, d)| Dec::raw(n, d) <= *x) && b.is_none_or(|(n, d)| *x <= Dec::raw(n, d)),
         (Pattern::Variant(_, var), V::Enum(i, _)) => usize::from(*i) == *var,
         _ => false,
     }

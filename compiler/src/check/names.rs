@@ -397,7 +397,17 @@ impl<'a> Checker<'a> {
                 let mut fseen = BTreeMap::new();
                 let mut out = Vec::new();
                 for (f, te) in fields {
-                    let (ty, bounds) = self.type_expr(te);
+                    let (ty, mut bounds) = self.type_expr(te);
+                    if ty == Ty::Dec && bounds.is_some() {
+                        self.err(
+                            "E0201",
+                            f.span,
+                            format!("field `{}`: a record field of type `decimal` takes no bounds", f.name),
+                            "decimal bounds on a field",
+                            Some("decimal bounds are checked on resolver inputs; check a field with `require`".into()),
+                        );
+                        bounds = None;
+                    }
                     if self.defined(f, &mut fseen, "field") {
                         if !rust_ident_ok(&f.name) {
                             self.reserved(f, "field");

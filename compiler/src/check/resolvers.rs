@@ -287,7 +287,7 @@ impl<'a> Checker<'a> {
                                 ast::Pattern::Name(n) => {
                                     names.insert(n.name.clone());
                                 }
-                                ast::Pattern::Range(..) => {}
+                                ast::Pattern::Range(..) | ast::Pattern::DecRange(..) => {}
                             }
                         }
                         acc = meet(acc, self.assigned(body, set.clone(), required, missing_at));

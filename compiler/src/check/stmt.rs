@@ -364,6 +364,19 @@ impl<'a> Checker<'a> {
         match (p, ty) {
             (ast::Pattern::Wild, _) => Pattern::Wild,
             (ast::Pattern::Range(a, b), Ty::Int) => Pattern::Range(*a, *b),
+            // On a decimal every range reads as exact decimals.
+            (ast::Pattern::Range(a, b), Ty::Dec) => Pattern::DecRange(a.map(|v| (v, 1)), b.map(|v| (v, 1))),
+            (ast::Pattern::DecRange(a, b), Ty::Dec) => Pattern::DecRange(*a, *b),
+            (ast::Pattern::DecRange(..), Ty::Int) => {
+                self.err(
+                    "E0201",
+                    pspan,
+                    "a range with a decimal end cannot match a whole number",
+                    "decimal range",
+                    Some("match a whole number with whole-number ranges like `3..4`, or match a decimal value".into()),
+                );
+                Pattern::Wild
+            }
             (ast::Pattern::Name(n), Ty::Enum(e)) => match self.variant_const(*e, &n.name, n.span) {
                 Const::Enum(e, v) => Pattern::Variant(e, v),
                 _ => Pattern::Wild,

@@ -75,13 +75,13 @@ impl Checker<'_> {
 
     pub(super) fn type_atom(&mut self, a: &ast::TypeAtom) -> (Ty, Option<(i64, i64)>) {
         let name = a.name.name.as_str();
-        if a.bounds.is_some() && name != "int" {
+        if a.bounds.is_some() && name != "int" && name != "decimal" {
             self.err(
                 "E0201",
                 a.name.span,
-                format!("only `int` takes bounds, not `{name}`"),
-                "bounds need an int",
-                None,
+                format!("only `int` and `decimal` take bounds, not `{name}`"),
+                "bounds need a number",
+                Some("bounds are whole numbers: `int 1..6`, `decimal 0..10`".into()),
             );
         }
         match name {
@@ -99,7 +99,20 @@ impl Checker<'_> {
                 }
                 (Ty::Int, a.bounds)
             }
-            "decimal" => (Ty::Dec, None),
+            "decimal" => {
+                if let Some((lo, hi)) = a.bounds {
+                    if lo > hi {
+                        self.err(
+                            "E0201",
+                            a.name.span,
+                            format!("empty range {lo}..{hi}"),
+                            "lower bound above upper",
+                            Some("write the bounds as low..high".into()),
+                        );
+                    }
+                }
+                (Ty::Dec, a.bounds)
+            }
             "bool" => (Ty::Bool, None),
             "text" => (Ty::Text, None),
             _ => {
