@@ -282,3 +282,33 @@ fn a_diagnostic_on_a_huge_line_shows_a_window_of_it() {
     let loc = rulebook_compiler::render::location(d, &c.sources);
     assert!(rendered.contains(&format!("[{loc}]")), "{rendered}");
 }
+
+/// Found by the rules generator (`tests/rulegen/`): brackets nested well inside `MAX_NESTING`
+/// (table lookups, calls, `if` in parentheses) overflowed a 2 MiB stack while lowering, because
+/// every bracket level passed through a dozen one-child grammar rules, each a recursive call with
+/// a large frame. The deepest nesting of each kind accepted now checks and generates code there.
+#[test]
+fn the_deepest_brackets_accepted_check_and_generate_on_a_small_stack() {
+    use rulebook_compiler::parse::MAX_NESTING;
+    // The resolver's braces are one level; the rest is the expression's.
+    let n = MAX_NESTING - 1;
+    let wrap = |open: &str, close: &str, x: &str| format!("{}{x}{}", open.repeat(n), close.repeat(n));
+    for expr in [
+        wrap("(", ")", "a"),
+        wrap("max(", ", 1)", "a"),
+        wrap("(if b then ", " else 0)", "a"),
+        wrap("clamp(", ", 0, 5)", "a"),
+        wrap("(-", ")", "a"),
+    ] {
+        let text = with_let(&expr);
+        let (rendered, code) = on_small_stack(move || {
+            let c = compile(&text);
+            let code = c
+                .program
+                .as_ref()
+                .map(|p| rulebook_compiler::codegen::generate(p, "").map(|s| s.len()));
+            (c.render(), code)
+        });
+        assert!(matches!(code, Some(Ok(_))), "{expr}\n{rendered}\n{code:?}");
+    }
+}
