@@ -128,12 +128,11 @@ fn generated_systems_compile_and_agree() {
     // stdin, and the outcome and trace printed; the interpreter does the same in this process.
     let main = format!(
         r#"use rulebook_runtime as rt;
-use std::io::BufRead;
 fn main() {{
     let systems = gen_check::SYSTEMS;
-    // Each line: path, seed, inputs (JSON object).
-    for line in std::io::stdin().lock().lines() {{
-        let line = line.unwrap();
+    // Each line of the file named by the first argument: path, seed, inputs (JSON object).
+    let cases = std::fs::read_to_string(std::env::args().nth(1).unwrap()).unwrap();
+    for line in cases.lines() {{
         let mut parts = line.splitn(3, '\t');
         let (path, seed, json) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
         let (_, r) = rt::find_resolver(systems, path).unwrap();
@@ -178,20 +177,13 @@ fn main() {{
             }
         }
     }
-    let mut child = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--offline", "--bin", "run"])
+    std::fs::write(dir.join("cases.tsv"), &lines).unwrap();
+    let out = Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--offline", "--bin", "run", "--", "cases.tsv"])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", dir.join("target"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
+        .output()
         .unwrap();
-    {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(lines.as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "generated code failed to compile or run:\n{}",

@@ -152,9 +152,12 @@ fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnost
     let end = if end > start {
         end
     } else {
-        let rest = &src[start.min(src.len())..];
-        let len = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len()).clamp(1, 40);
-        (start + len).min(src.len())
+        // At most 40 characters of it (whole characters: a span never ends inside one), and at
+        // least the character there.
+        let start = start.min(src.len());
+        let rest = &src[start..];
+        let token: usize = rest.chars().take_while(|c| !c.is_whitespace()).take(40).map(char::len_utf8).sum();
+        start + token.max(rest.chars().next().map_or(0, char::len_utf8))
     };
     let found = src.get(start..end).unwrap_or("").trim();
     // A keyword where a name belongs (`let roll = ...`, `set x = roll + 1`): say that the word is

@@ -713,10 +713,12 @@ impl Gen<'_> {
                 format!("{ind}require {cond} else \"{msg}\" {c}\n")
             }
             12 => {
+                // A statement after `break` or `return` in the same block is E0203, so each goes
+                // alone in an `if`.
                 if self.loops > 0 && self.chance(30) {
-                    format!("{ind}break\n")
+                    let cond = self.bool_expr(1, false);
+                    format!("{ind}if {cond} {{\n{ind}  break\n{ind}}}\n")
                 } else if self.chance(20) {
-                    // `return` ends the block, so it goes last in an `if`.
                     let cond = self.bool_expr(1, false);
                     format!("{ind}if {cond} {{\n{ind}  return\n{ind}}}\n")
                 } else {
