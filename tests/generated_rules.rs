@@ -93,6 +93,66 @@ fn generated_rules_check_cleanly_and_run_in_the_interpreter() {
     assert!(odds_done > n, "exact odds finished for only {odds_done} resolvers");
 }
 
+/// Over a few dozen systems the generator writes every construct it knows, so the checks above
+/// cover more than the simplest ones.
+#[test]
+fn the_generator_writes_every_construct() {
+    let mut all = String::new();
+    for k in 0..40 {
+        for (_, text) in rulegen::system(&mut Chacha(ChaCha8Rng::seed_from_u64(k)), &format!("gen{k}")) {
+            all.push_str(&text);
+        }
+    }
+    for construct in [
+        "option ",
+        "enum ",
+        "const ",
+        "alias ",
+        " by 2d6",
+        " by int ",
+        " matrix ",
+        "-> int?",
+        "list t",
+        "roll ",
+        "let ",
+        "check ",
+        "set ",
+        "if ",
+        "else if",
+        " else {",
+        "match ",
+        " _ =>",
+        "call ",
+        "repeat up to",
+        "break",
+        "return",
+        "require ",
+        "note ",
+        "for ",
+        "highest ",
+        " clamp ",
+        "count(",
+        "sum(",
+        "len(",
+        "any(",
+        "\" in i",
+        "= [",
+        "??",
+        "flux",
+        "keep highest",
+        "drop lowest",
+        "zero_based",
+        "d100",
+        "reroll",
+        " each ",
+        "floor(",
+        " % ",
+        " * ",
+    ] {
+        assert!(all.contains(construct), "no generated system has `{construct}`");
+    }
+}
+
 /// The generator is a function of its entropy: the same seed, the same text.
 #[test]
 fn the_generator_is_deterministic() {

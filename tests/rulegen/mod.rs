@@ -28,6 +28,8 @@ enum Ty {
     Bool,
     Enum(usize),
     Key(usize),
+    /// A list of rows of a keyed table.
+    List(usize),
 }
 
 struct Enum {
@@ -426,7 +428,14 @@ impl Gen<'_> {
                 Ty::Int(Some((lo, lo + self.between(0, 12))))
             }
             2 => Ty::Bool,
-            3 if !self.keyed.is_empty() => Ty::Key(self.below(self.keyed.len())),
+            3 if !self.keyed.is_empty() => {
+                let t = self.below(self.keyed.len());
+                if self.chance(40) {
+                    Ty::List(t)
+                } else {
+                    Ty::Key(t)
+                }
+            }
             _ => Ty::Enum(self.below(self.enums.len())),
         }
     }
@@ -438,6 +447,7 @@ impl Gen<'_> {
             Ty::Bool => "bool".into(),
             Ty::Enum(e) => self.enums[e].name.clone(),
             Ty::Key(t) => self.keyed[t].name.clone(),
+            Ty::List(t) => format!("list {}", self.keyed[t].name),
         }
     }
 
@@ -454,6 +464,10 @@ impl Gen<'_> {
             Ty::Key(t) => {
                 let k = self.below(self.keyed[t].keys.len());
                 format!("\"{}\"", self.keyed[t].keys[k])
+            }
+            Ty::List(t) => {
+                let items: Vec<String> = (0..self.below(3)).map(|_| self.literal(Ty::Key(t))).collect();
+                format!("[{}]", items.join(", "))
             }
         }
     }
@@ -680,7 +694,21 @@ impl Gen<'_> {
                 text.push_str(&format!("{ind}}}\n"));
                 text
             }
-            9 if !self.resolvers.is_empty() => self.call(depth),
+            9 if !self.resolvers.is_empty() && self.chance(70) => self.call(depth),
+            9 if !deep => match self.some_list() {
+                Some((list, t)) => {
+                    let x = self.fresh_name();
+                    let mut text = format!("{ind}for {x} in {list} {{\n");
+                    self.scopes.push(vec![(x, Ty::Key(t))]);
+                    self.loops += 1;
+                    text.push_str(&self.block(depth + 1, outputs));
+                    self.loops -= 1;
+                    self.scopes.pop();
+                    text.push_str(&format!("{ind}}}\n"));
+                    text
+                }
+                None => format!("{ind}note \"no list\"\n"),
+            },
             10 if !deep => {
                 // A bounded loop with a counter, clamped before any use.
                 let v = self.fresh_name();
@@ -836,7 +864,56 @@ impl Gen<'_> {
                     self.literal(Ty::Key(t))
                 }
             }
+            Ty::List(t) => {
+                let vars = self.visible(|x| *x == Ty::List(t));
+                if !vars.is_empty() && self.chance(60) {
+                    vars[self.below(vars.len())].0.clone()
+                } else {
+                    self.literal(Ty::List(t))
+                }
+            }
         }
+    }
+
+    /// A list in scope and its table, if any.
+    fn some_list(&mut self) -> Option<(String, usize)> {
+        let lists: Vec<(String, usize)> = self
+            .visible(|t| matches!(t, Ty::List(_)))
+            .into_iter()
+            .filter_map(|(n, t)| match t {
+                Ty::List(k) => Some((n, k)),
+                _ => None,
+            })
+            .collect();
+        if lists.is_empty() {
+            None
+        } else {
+            Some(lists[self.below(lists.len())].clone())
+        }
+    }
+
+    /// An aggregate over a list in scope: `count`, `sum`, `max`, `min` of an int column, or
+    /// `len`; the checker may not bound it, so it comes clamped.
+    fn aggregate_int(&mut self) -> Option<String> {
+        let (list, t) = self.some_list()?;
+        self.fresh += 1;
+        let x = format!("y{}", self.fresh);
+        let ints: Vec<String> = self.keyed[t]
+            .cols
+            .iter()
+            .filter(|(_, c)| matches!(c, ColTy::Int(..)))
+            .map(|(n, _)| n.clone())
+            .collect();
+        let text = match (self.below(4), ints.is_empty()) {
+            (0, _) | (_, true) => format!("len({list})"),
+            (1, false) => format!("count({x} in {list}: {x}.{} > 0)", ints[0]),
+            (2, false) => format!("sum({x} in {list}: {x}.{})", ints[self.below(ints.len())]),
+            _ => {
+                let f = if self.chance(50) { "max" } else { "min" };
+                format!("{f}({x} in {list}: {x}.{})", ints[self.below(ints.len())])
+            }
+        };
+        Some(format!("clamp({text}, 0, 30)"))
     }
 
     /// An int expression proved to stay in `lo..hi`.
@@ -943,6 +1020,10 @@ impl Gen<'_> {
                     let (n, iv) = cols[self.below(cols.len())].clone();
                     (n, Some(iv))
                 }
+                3 if self.chance(50) => match self.aggregate_int() {
+                    Some(text) => (text, Some((0, 30))),
+                    None => ("1".into(), Some((1, 1))),
+                },
                 _ => {
                     let v = self.between(-5, 9);
                     let text = if v < 0 { format!("({v})") } else { v.to_string() };
@@ -1085,6 +1166,26 @@ impl Gen<'_> {
                     format!("option {}", self.options[o])
                 }
                 2 if !modifier => if self.chance(50) { "yes" } else { "no" }.into(),
+                3 if self.chance(50) => match self.some_list() {
+                    Some((list, t)) => {
+                        if self.chance(50) {
+                            let k = self.literal(Ty::Key(t));
+                            format!("{k} in {list}")
+                        } else {
+                            self.fresh += 1;
+                            let x = format!("y{}", self.fresh);
+                            let col = &self.keyed[t].cols[0];
+                            let cond = match col.1 {
+                                ColTy::Int(..) => format!("{x}.{} > 1", col.0),
+                                ColTy::Bool => format!("{x}.{}", col.0),
+                                ColTy::Enum(e) => format!("{x}.{} == {}", col.0, self.enums[e].variants[0]),
+                            };
+                            let f = if self.chance(50) { "any" } else { "all" };
+                            format!("{f}({x} in {list}: {cond})")
+                        }
+                    }
+                    None => "1 > 0".into(),
+                },
                 _ => {
                     let (a, _) = self.int_expr(1);
                     let (b, _) = self.int_expr(1);
