@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     if bytes.u64() % 16 != 0 {
         return;
     }
-    let rules = rulebook::Rules::from_sources(c.sources).unwrap_or_else(|e| panic!("{e}"));
+    let rules = rulebook_interp::Rules::from_sources(c.sources).unwrap_or_else(|e| panic!("{e}"));
     for s in rules.systems() {
         for r in s.resolvers {
             let inputs = rulegen::inputs::inputs(&mut bytes, r);

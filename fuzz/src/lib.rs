@@ -8,6 +8,27 @@
 pub mod rulegen;
 
 use rulebook_compiler::check::SourceFile;
+use rulebook_runtime as rt;
+use std::sync::OnceLock;
+
+/// The built-in rules (`rules-src/`) loaded into the interpreter, once per process.
+pub fn interpreted() -> &'static [&'static rt::SystemInfo] {
+    static RULES: OnceLock<rulebook_interp::Rules> = OnceLock::new();
+    RULES
+        .get_or_init(|| {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules-src");
+            rulebook_interp::Rules::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        })
+        .systems()
+}
+
+/// The compiled built-in rules, when this build has them (feature `compiled`, on by default).
+pub fn compiled() -> Option<&'static [&'static rt::SystemInfo]> {
+    #[cfg(feature = "compiled")]
+    return Some(rulebook::SYSTEMS);
+    #[cfg(not(feature = "compiled"))]
+    return None;
+}
 
 /// The line that starts a new file inside one fuzz input.
 pub const FILE_MARK: &str = "//== ";
