@@ -197,9 +197,12 @@ fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) -> Diagnost
     let end = if end > start {
         end
     } else {
-        let rest = &src[start.min(src.len())..];
-        let len = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len()).clamp(1, 40);
-        (start + len).min(src.len())
+        // At most 40 characters of it (whole characters: a span never ends inside one), and at
+        // least the character there.
+        let start = start.min(src.len());
+        let rest = &src[start..];
+        let token: usize = rest.chars().take_while(|c| !c.is_whitespace()).take(40).map(char::len_utf8).sum();
+        start + token.max(rest.chars().next().map_or(0, char::len_utf8))
     };
     let found = src.get(start..end).unwrap_or("").trim();
     // A keyword where a name belongs (`let roll = ...`, `set x = roll + 1`): say that the word is
@@ -1168,6 +1171,7 @@ impl Lower {
     }
 
     fn expr(&mut self, p: Pair<Rule>) -> Expr {
+        let p = one_child_layers(p);
         let span = self.span(&p);
         if self.depth > MAX_EXPR_DEPTH {
             return self.too_deep_expr(span, 0);
@@ -1499,6 +1503,37 @@ pub fn parse_decimal(text: &str) -> Option<(i64, i64)> {
     }
     let g = num_integer::gcd(num, den).max(1);
     Some((num / g, den / g))
+}
+
+/// The first pair below `p` that is not a grammar layer with a single child: `(a)` is an `expr`
+/// around an `or_expr` around ... around a `paren` around an `expr` again, a dozen layers per
+/// bracket that lower to nothing. Walking them in a loop rather than by recursion keeps the
+/// lowering's stack to the nodes the expression really has (a large frame each in a debug build),
+/// so the deepest brackets `MAX_NESTING` allows lower on a 2 MiB stack.
+fn one_child_layers(mut p: Pair<Rule>) -> Pair<Rule> {
+    loop {
+        match p.as_rule() {
+            Rule::expr
+            | Rule::paren
+            | Rule::dice_count_expr
+            | Rule::or_expr
+            | Rule::and_expr
+            | Rule::sum
+            | Rule::product
+            | Rule::coalesce
+            | Rule::cmp_expr
+            | Rule::not_expr
+            | Rule::unary
+            | Rule::postfix => {
+                let mut inner = p.clone().into_inner().filter(not_kw);
+                match (inner.next(), inner.next()) {
+                    (Some(only), None) => p = only,
+                    _ => return p,
+                }
+            }
+            _ => return p,
+        }
+    }
 }
 
 #[cfg(test)]

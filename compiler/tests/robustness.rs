@@ -282,3 +282,92 @@ fn a_diagnostic_on_a_huge_line_shows_a_window_of_it() {
     let loc = rulebook_compiler::render::location(d, &c.sources);
     assert!(rendered.contains(&format!("[{loc}]")), "{rendered}");
 }
+
+/// Found by the rules generator (`tests/rulegen/`): brackets nested well inside `MAX_NESTING`
+/// (table lookups, calls, `if` in parentheses) overflowed a 2 MiB stack while lowering, because
+/// every bracket level passed through a dozen one-child grammar rules, each a recursive call with
+/// a large frame. The deepest nesting of each kind accepted now checks and generates code there.
+#[test]
+fn the_deepest_brackets_accepted_check_and_generate_on_a_small_stack() {
+    use rulebook_compiler::parse::MAX_NESTING;
+    // The resolver's braces are one level; the rest is the expression's.
+    let n = MAX_NESTING - 1;
+    let wrap = |open: &str, close: &str, x: &str| format!("{}{x}{}", open.repeat(n), close.repeat(n));
+    for expr in [
+        wrap("(", ")", "a"),
+        wrap("max(", ", 1)", "a"),
+        wrap("(if b then ", " else 0)", "a"),
+        wrap("clamp(", ", 0, 5)", "a"),
+        wrap("(-", ")", "a"),
+    ] {
+        let text = with_let(&expr);
+        let (rendered, code) = on_small_stack(move || {
+            let c = compile(&text);
+            let code = c
+                .program
+                .as_ref()
+                .map(|p| rulebook_compiler::codegen::generate(p, "").map(|s| s.len()));
+            (c.render(), code)
+        });
+        assert!(matches!(code, Some(Ok(_))), "{expr}\n{rendered}\n{code:?}");
+    }
+}
+
+/// Found by the slow generated-rules compile test: a statement after `break` or `return` in the
+/// same block passed `check`, and the generated Rust failed rustc with warnings denied
+/// (`unreachable statement`). It is E0203 now, once per block, at the first such statement.
+#[test]
+fn a_statement_after_break_or_return_is_a_diagnostic() {
+    for (jump, body) in [
+        ("break", "repeat up to 3 {\n    break\n    let y = 1\n    set x = y\n  }"),
+        ("return", "if a > 0 {\n    return\n    set x = 2\n  }"),
+        ("return", "return\n  set x = 1"),
+        (
+            "break",
+            "repeat up to 2 {\n    break\n    match a {\n      0 => { set x = 1 }\n    }\n  }",
+        ),
+    ] {
+        let text = format!("system t \"T\"\nresolver r \"R\" [1] {{\n  in a: int 0..1\n  out x: int = 0\n  {body}\n}}\n");
+        let c = compile(&text);
+        assert_eq!(codes(&c), ["E0203"], "{text}\n{}", c.render());
+        let d = &c.diagnostics[0];
+        assert!(d.message.contains(&format!("after `{jump}`")), "{}", d.message);
+        assert!(
+            text[d.span.start..].starts_with("let y")
+                || text[d.span.start..].starts_with("set x")
+                || text[d.span.start..].starts_with("match")
+        );
+    }
+    // `break` and `return` last in their blocks are fine.
+    let c = compile("system t \"T\"\nresolver r \"R\" [1] {\n  in b: bool\n  out x: int = 0\n  repeat up to 2 {\n    if b {\n      break\n    }\n    set x = 1\n  }\n  return\n}\n");
+    assert_eq!(codes(&c), Vec::<&str>::new(), "{}", c.render());
+}
+
+/// Found by the `check` fuzz target: a syntax error at a long run of multi-byte characters
+/// (`resolver r` followed by U+FFFD, as invalid UTF-8 reads) was shown as its first 40 bytes,
+/// which ended inside a character. Every span must start and end on character boundaries, or
+/// slicing the source for the caret would panic.
+#[test]
+fn syntax_errors_before_multibyte_characters_end_on_a_character_boundary() {
+    let long = "\u{FFFD}".repeat(20);
+    for tail in [
+        format!("{long} \"R\" [1] {{\n}}\n"),
+        "é".repeat(30),
+        format!("r{} \"R\" [1] {{}}", "😀".repeat(15)),
+        "\u{FFFD}".into(),
+    ] {
+        let text = format!("system t \"T\"\nresolver r {tail}");
+        let c = compile(&text);
+        assert!(!c.diagnostics.is_empty());
+        for d in &c.diagnostics {
+            assert!(
+                text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end) && d.span.end <= text.len(),
+                "{} at {}..{} in {text:?}",
+                d.code,
+                d.span.start,
+                d.span.end
+            );
+        }
+        let _ = c.render();
+    }
+}

@@ -101,7 +101,8 @@ impl Tally {
         }
     }
 
-    fn merge(&mut self, o: Tally) {
+    /// Adds another tally's runs to this one (exact: the order of merging does not matter).
+    pub fn merge(&mut self, o: Tally) {
         self.runs += o.runs;
         for (k, m) in o.categories {
             let mine = self.categories.entry(k).or_default();
@@ -220,13 +221,29 @@ pub fn simulate(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Tally, Error> {
+    simulate_range(r, inputs, 0..runs, seed, threads, progress)
+}
+
+/// Runs `runs.start..runs.end` of a simulation (each run seeded from `seed` and its number, as in
+/// `simulate`), so a caller can time a first batch and then run the rest: the two tallies merged
+/// with [`Tally::merge`] are the tally of one `simulate` over every run. `progress` counts the
+/// runs done in this range.
+pub fn simulate_range(
+    r: &ResolverInfo,
+    inputs: &Inputs,
+    range: std::ops::Range<u64>,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Tally, Error> {
     let threads = threads.clamp(1, 256) as u64;
     let done = AtomicU64::new(0);
+    let (start, runs) = (range.start, range.end.saturating_sub(range.start));
     let chunk = runs.div_ceil(threads).max(1);
     let results: Vec<Result<Tally, Error>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (from, to) = ((t * chunk).min(runs), ((t + 1) * chunk).min(runs));
+                let (from, to) = (start + (t * chunk).min(runs), start + ((t + 1) * chunk).min(runs));
                 let done = &done;
                 s.spawn(move || -> Result<Tally, Error> {
                     let mut tally = Tally::default();

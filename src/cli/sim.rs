@@ -40,7 +40,19 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         indicatif::ProgressBar::hidden()
     };
     let started = Instant::now();
-    let tally = rt::simulate(r, &bound, args.runs, args.seed, threads, &|n| bar.set_position(n))?;
+    // A first batch, timed, so that a long simulation says at once how long it will take; the
+    // rest of the runs follow and the two tallies merge exactly (same report, byte for byte).
+    let first = args.runs.min(FIRST_BATCH.max(64 * threads as u64));
+    let mut tally = rt::simulate_range(r, &bound, 0..first, args.seed, threads, &|n| bar.set_position(n))?;
+    if first < args.runs {
+        let rate = first as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        let left = (args.runs - first) as f64 / rate;
+        if left >= LONG_SECS {
+            bar.suspend(|| writeln!(err, "{}", estimate(args.runs, left, rate)))?;
+        }
+        let rest = rt::simulate_range(r, &bound, first..args.runs, args.seed, threads, &|n| bar.set_position(first + n))?;
+        tally.merge(rest);
+    }
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
     let _ = writeln!(
@@ -155,6 +167,34 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         }
     }
     Ok(())
+}
+
+/// Runs timed before the estimate (at least 64 per thread).
+const FIRST_BATCH: u64 = 2_000;
+/// Simulations expected to take at least this many more seconds start with an estimate.
+const LONG_SECS: f64 = 10.0;
+
+/// "about 42 minutes at 3,969,841 runs/s for 10000000000 runs (Ctrl-C stops it; the report is
+/// written only at the end)".
+fn estimate(runs: u64, secs: f64, rate: f64) -> String {
+    let time = if secs < 120.0 {
+        format!("{:.0} seconds", secs)
+    } else if secs < 2.0 * 3600.0 {
+        format!("{:.0} minutes", secs / 60.0)
+    } else if secs < 2.0 * 86400.0 {
+        format!("{:.0} hours", secs / 3600.0)
+    } else {
+        format!("{:.0} days", secs / 86400.0)
+    };
+    let rate = (rate.round() as u64).to_string();
+    let mut grouped = String::new();
+    for (i, c) in rate.chars().enumerate() {
+        if i > 0 && (rate.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{runs} runs: about {time} at {grouped} runs/s (Ctrl-C stops it; the report is written only at the end)")
 }
 
 /// Every field that took one value in every run, with that value: a category with a single value

@@ -3,7 +3,7 @@
 //! modifiers and `{value}` messages inside them.
 //!
 //! Diagnostics owned here: E0202 (call arguments), E0203 (assigning a `let`, `break` outside a
-//! loop, loop bounds), W0003 (modifier that can never apply), plus E0101 for unknown variables,
+//! loop, loop bounds, a statement after `break` or `return`), W0003 (modifier that can never apply), plus E0101 for unknown variables,
 //! outputs and resolvers and E0201 for statements given values of the wrong kind.
 
 use super::bounds::{add_iv, dice_iv, elem_iv};
@@ -27,6 +27,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn block(&mut self, ctx: &mut Ctx, stmts: &[ast::Stmt]) -> Vec<Stmt> {
+        self.after_jump(stmts);
         ctx.scopes.push(BTreeMap::new());
         let out = stmts.iter().filter_map(|s| self.stmt(ctx, s)).collect();
         ctx.scopes.pop();
@@ -531,6 +532,29 @@ impl<'a> Checker<'a> {
             message: parts,
             cite: self.cite(cite),
         }
+    }
+
+    /// E0203 at the first statement after a `break` or `return` of the same block: it could never
+    /// run (and the generated Rust would be unreachable code).
+    fn after_jump(&mut self, stmts: &[ast::Stmt]) {
+        let jump = stmts
+            .iter()
+            .position(|s| matches!(s.kind, ast::StmtKind::Break | ast::StmtKind::Return));
+        let (Some(i), Some(next)) = (jump, jump.and_then(|i| stmts.get(i + 1))) else {
+            return;
+        };
+        let word = if matches!(stmts[i].kind, ast::StmtKind::Break) {
+            "break"
+        } else {
+            "return"
+        };
+        self.err(
+            "E0203",
+            next.span,
+            format!("this statement can never run: it comes after `{word}` in the same block"),
+            "never runs",
+            Some(format!("remove it, or put the `{word}` inside an `if`")),
+        );
     }
 
     /// `break`, only inside a loop.
