@@ -1,6 +1,6 @@
 //! Generated code must never fail in rustc: the Rust generated for every `snapshots/corpus/ok/*.rules`
 //! is compiled, as its own crate against `rulebook-runtime`, with warnings denied; two of its
-//! resolvers run, one of them traced and compared with the interpreter's trace of the same text.
+//! resolvers run, some of them traced and compared with the interpreter's trace of the same text.
 
 use rulebook::runtime as rt;
 use rulebook_compiler::check::SourceFile;
@@ -88,6 +88,13 @@ fn main() {
     let mut trace = rt::Recorder::new();
     let _ = traced(&mut rt::Scripted::new(TRACE_DICE.to_vec()), &mut trace, &TracedInputs { bonus: -2 });
     print!("{}", trace.render());
+    for boost in ["3", "9"] {
+        let (_, r) = rt::find_resolver(corpus_check::SYSTEMS, "ok_update_first.rally").unwrap();
+        let inputs = rt::bind_inputs(r, &[("boost".to_string(), boost.to_string())], None).unwrap();
+        let mut trace = rt::Recorder::new();
+        let out = r.run_traced(&mut rt::Scripted::new(vec![]), &mut trace, &inputs);
+        print!("update {boost}: {out:?}\n{}", trace.render());
+    }
 }
 const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 "#,
@@ -102,6 +109,7 @@ const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let (counted, traced) = stdout.split_at(stdout.find("traced").unwrap_or(0));
+    let (traced, updated) = traced.split_at(traced.find("update 3:").unwrap_or(traced.len()));
     assert_eq!(
         counted,
         "0: total 0 nothing 0 faces used 0\n\
@@ -134,4 +142,27 @@ const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
          \x20 set tries = 1\n\
          \x20 note: 1 try, 7 wounds, total 40                   [Corpus p.5 Notes]\n"
     );
+
+    // `update` and `first(list)` (`ok/update_first.rules`): the same outcome, error and trace
+    // from both backends; with boost 9 a changed item leaves its field's bounds.
+    let mut interpreted = String::new();
+    for boost in ["3", "9"] {
+        let (_, r) = rt::find_resolver(rules.systems(), "ok_update_first.rally").unwrap();
+        let inputs = rt::bind_inputs(r, &[("boost".to_string(), boost.to_string())], None).unwrap();
+        let mut trace = rt::Recorder::new();
+        let out = r.run_traced(&mut rt::Scripted::new(vec![]), &mut trace, &inputs);
+        interpreted.push_str(&format!("update {boost}: {out:?}\n{}", trace.render()));
+    }
+    assert_eq!(updated, interpreted);
+    for expected in [
+        "Text(\"steady\"), Text(\"-\"), Text(\"steady\")",
+        "Int(8), Int(9), Int(7)",
+        "Int(5), Int(0), Int(5)",
+        "Int(1), Int(23), Int(33)",
+        "Text(\"Able\")",
+        "\"empty_first\", Bool(true)",
+        "update 9: Err(OutOfRange { input: \"squad.morale\", value: \"14\"",
+    ] {
+        assert!(updated.contains(expected), "{expected} not in\n{updated}");
+    }
 }

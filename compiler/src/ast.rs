@@ -397,6 +397,14 @@ pub enum ExprKind {
         list: Box<Expr>,
         body: Box<Expr>,
     },
+    /// `update(var in list where cond: body)`: the list with every item that makes `cond` yes
+    /// replaced by `body`, the others kept, in order.
+    Update {
+        var: Ident,
+        list: Box<Expr>,
+        cond: Box<Expr>,
+        body: Box<Expr>,
+    },
     Neg(Box<Expr>),
     Not(Box<Expr>),
     Bin(BinOp, Box<Expr>, Box<Expr>),

@@ -1426,6 +1426,24 @@ impl Lower {
                     body: Box::new(self.expr_at(b, 1)),
                 }
             }
+            Rule::update => {
+                let mut it = inner.into_iter();
+                let (Some(v), Some(l), Some(c), Some(b)) = (it.next(), it.next(), it.next(), it.next()) else {
+                    return Expr {
+                        kind: ExprKind::Int(0),
+                        span,
+                    };
+                };
+                let var = self.ident(v);
+                // The condition and the new value sit two levels down, as in the `map(x in l: if
+                // c then v else x)` the checker lowers this to.
+                ExprKind::Update {
+                    var,
+                    list: Box::new(self.expr_at(l, 1)),
+                    cond: Box::new(self.expr_at(c, 2)),
+                    body: Box::new(self.expr_at(b, 2)),
+                }
+            }
             Rule::call => {
                 let mut it = inner.into_iter();
                 let Some(f) = it.next() else {

@@ -1,5 +1,5 @@
 //! Calls in expressions: the built-in functions (`floor`, `ceil`, `round`, `abs`, `sqrt`, `len`,
-//! `min`, `max`, `clamp`) and lookups in keyed, enum-keyed, range and matrix tables, with the
+//! `min`, `max`, `clamp`; `first(list)` is lowered in `expr` with the list forms) and lookups in keyed, enum-keyed, range and matrix tables, with the
 //! interval of what they return.
 //!
 //! Diagnostics owned here: E0202 (wrong number of arguments), E0101 (unknown function or table),
@@ -22,12 +22,14 @@ impl Checker<'_> {
             "sqrt" => self.call_sqrt(ctx, f, args, span),
             "len" => self.call_len(ctx, f, args, span),
             "min" | "max" | "clamp" => self.call_min_max(ctx, f, args, span),
+            // `first(list)`, the short form of `first(x in list: yes)` (a table called `first` wins).
+            "first" if !self.table_idx.contains_key("first") => self.expr_first_of(ctx, f, args, span),
             _ => self.call_table(ctx, f, args, span),
         }
     }
 
     /// E0202 unless `f` was given exactly `want` arguments.
-    fn argc(&mut self, f: &ast::Ident, args: &[ast::Expr], span: Span, want: usize) -> bool {
+    pub(super) fn argc(&mut self, f: &ast::Ident, args: &[ast::Expr], span: Span, want: usize) -> bool {
         if args.len() != want {
             self.err(
                 "E0202",
@@ -283,7 +285,7 @@ impl Checker<'_> {
             if self.declared_in_unparsed(name) {
                 return Self::err_expr(span);
             }
-            let mut cands: Vec<String> = ["floor", "ceil", "round", "abs", "min", "max", "clamp", "len", "sqrt"]
+            let mut cands: Vec<String> = ["floor", "ceil", "round", "abs", "min", "max", "clamp", "len", "sqrt", "first"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect();

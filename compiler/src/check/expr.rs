@@ -45,6 +45,7 @@ impl Checker<'_> {
             }
             K::Call(f, args) => self.call(ctx, f, args, span),
             K::Agg { kind, var, list, body } => self.expr_agg(ctx, *kind, var, list, body, span),
+            K::Update { var, list, cond, body } => self.expr_update(ctx, var, list, cond, body, span),
             K::Construct(name, inits) => self.expr_construct(ctx, name, inits, span),
             K::With(base, inits) => self.expr_with(ctx, base, inits, span),
             K::Neg(x) => self.expr_neg(ctx, x, span),
@@ -151,6 +152,137 @@ impl Checker<'_> {
             ty,
             iv,
         )
+    }
+
+    /// `update(x in list where cond: new)`, lowered to the `map(x in list: if cond then new else x)`
+    /// it stands for, so both backends run it as they run that map (trace and errors included).
+    /// `cond` must be yes/no and `new` of the item's type (E0201).
+    fn expr_update(&mut self, ctx: &mut Ctx, var: &ast::Ident, list: &ast::Expr, cond: &ast::Expr, body: &ast::Expr, span: Span) -> Expr {
+        let le = self.expr(ctx, list, None);
+        let elem = match &le.ty {
+            Ty::List(t) => (**t).clone(),
+            Ty::EmptyList | Ty::Error => Ty::Error,
+            other => {
+                let tn = self.ty_shown(other);
+                self.err(
+                    "E0201",
+                    list.span,
+                    format!("`update` needs a list, found {tn}"),
+                    "not a list",
+                    Some("`update(x in LIST where CONDITION: NEW_ITEM)` changes some items of a list".to_string()),
+                );
+                Ty::Error
+            }
+        };
+        ctx.scopes.push(BTreeMap::new());
+        let eiv = elem_iv(&le);
+        let rust = ctx.bind(&var.name, elem.clone(), eiv, false);
+        let ce = self.expr(ctx, cond, Some(&Ty::Bool));
+        let ce = if matches!(ce.ty, Ty::Bool | Ty::Error) {
+            ce
+        } else {
+            let tn = self.ty_shown(&ce.ty);
+            self.err(
+                "E0201",
+                cond.span,
+                format!("the condition of `update` must be yes/no, found {tn}"),
+                "not yes/no",
+                Some(format!(
+                    "write a comparison, e.g. `where {}.name == name`: the items that make it yes are replaced",
+                    var.name
+                )),
+            );
+            Expr { ty: Ty::Error, ..ce }
+        };
+        let be = self.expr(ctx, body, Some(&elem));
+        ctx.scopes.pop();
+        let be = if self.assignable(&be.ty, &elem) {
+            self.coerce(be, &elem)
+        } else {
+            let (en, tn) = (self.ty_shown(&elem), self.ty_shown(&be.ty));
+            self.err(
+                "E0201",
+                body.span,
+                format!("`update` replaces an item of type {en} by its new value, found {tn}"),
+                format!("this is {tn}"),
+                Some(format!(
+                    "give the whole new item, such as `{} with (field: value)`; to build a list of other values, use `map`",
+                    var.name
+                )),
+            );
+            Expr { ty: Ty::Error, ..be }
+        };
+        let iv = be.iv.join(eiv);
+        let keep = Expr {
+            kind: ExprKind::Local(rust.clone()),
+            ty: elem.clone(),
+            iv: eiv,
+            span: var.span,
+        };
+        let body = Expr {
+            kind: ExprKind::If(vec![(ce, be)], Box::new(keep)),
+            ty: elem.clone(),
+            iv,
+            span,
+        };
+        Expr {
+            kind: ExprKind::Agg {
+                kind: Agg::Map,
+                var: rust,
+                list: Box::new(le),
+                body: Box::new(body),
+            },
+            ty: Ty::List(Box::new(elem)),
+            iv: Iv::UNKNOWN,
+            span,
+        }
+    }
+
+    /// `first(list)`: the first item, or none for an empty list; the short form of
+    /// `first(x in list: yes)`, lowered to it.
+    pub(super) fn expr_first_of(&mut self, ctx: &mut Ctx, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let le = self.expr(ctx, &args[0], None);
+        let elem = match &le.ty {
+            Ty::List(t) => (**t).clone(),
+            Ty::EmptyList | Ty::Error => Ty::Error,
+            other => {
+                let tn = self.ty_shown(other);
+                self.err(
+                    "E0201",
+                    args[0].span,
+                    format!("`first` takes a list, found {tn}"),
+                    "not a list",
+                    Some(
+                        "`first(list)` is the first item of a list; `first(x in list: condition)` the first that makes the condition yes"
+                            .to_string(),
+                    ),
+                );
+                Ty::Error
+            }
+        };
+        ctx.scopes.push(BTreeMap::new());
+        let rust = ctx.bind("item", elem.clone(), Iv::UNKNOWN, false);
+        ctx.scopes.pop();
+        let yes = Expr {
+            kind: ExprKind::Const(Const::Bool(true)),
+            ty: Ty::Bool,
+            iv: Iv::UNKNOWN,
+            span,
+        };
+        Expr {
+            kind: ExprKind::Agg {
+                kind: Agg::First,
+                var: rust,
+                list: Box::new(le),
+                body: Box::new(yes),
+            },
+            ty: Ty::Opt(Box::new(elem)),
+            iv: Iv::UNKNOWN,
+            span,
+        }
     }
 
     /// The type and interval of an aggregate, given its body `be` and the list's element type.
@@ -654,6 +786,49 @@ mod tests {
         check_codes(&set("list int", "xs + [n]"), &[]);
         assert_eq!(only(&set("decimal", "n % 2.5"), "E0201").0, "`%` takes whole numbers");
         assert_eq!(only(&set("int", "sum(v in n: v)"), "E0201").0, "`sum` needs a list, found `int`");
+    }
+
+    #[test]
+    fn update_keeps_the_item_type() {
+        check_codes(&set("list int", "update(v in xs where v > n: v + n)"), &[]);
+        // A whole number fits a list of decimals and of optionals, as in `map`'s `if`.
+        check_codes(
+            "resolver r \"R\" [1] {\n  in xs: list decimal = []\n  out x: list decimal\n  set x = update(v in xs where v > 1: 2)\n}\n",
+            &[],
+        );
+        assert_eq!(
+            only(&set("list int", "update(v in xs where v > n: v > 2)"), "E0201").0,
+            "`update` replaces an item of type `int` by its new value, found `bool`"
+        );
+        assert_eq!(
+            only(&set("list int", "update(v in xs where v: v)"), "E0201").0,
+            "the condition of `update` must be yes/no, found `int`"
+        );
+        assert_eq!(
+            only(&set("list int", "update(v in n where v > 1: v)"), "E0201").0,
+            "`update` needs a list, found `int`"
+        );
+        // `v` is the item only inside the form.
+        assert_eq!(
+            only(&set("list int", "update(v in xs where v > 1: v) + [v]"), "E0101").0,
+            "unknown name `v`"
+        );
+    }
+
+    #[test]
+    fn first_of_a_list() {
+        check_codes(&set("int", "first(xs) ?? n"), &[]);
+        assert_eq!(only(&set("int", "first(xs)"), "E0201").0, "expected `int`, found `int?`");
+        assert_eq!(only(&set("int", "first(n) ?? 0"), "E0201").0, "`first` takes a list, found `int`");
+        assert_eq!(
+            only(&set("int", "first(xs, xs) ?? 0"), "E0202").0,
+            "`first` takes 1 argument, found 2"
+        );
+        // A table called `first` is still looked up.
+        check_codes(
+            "table first \"F\" [1] by int 1..2 -> int {\n  1..2 => 5\n}\nresolver r \"R\" [1] {\n  out x: int\n  set x = first(1)\n}\n",
+            &[],
+        );
     }
 
     #[test]

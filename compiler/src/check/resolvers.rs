@@ -449,6 +449,11 @@ fn scan_expr(e: &ast::Expr, opts: &mut Vec<String>) {
             scan_expr(list, opts);
             scan_expr(body, opts);
         }
+        K::Update { list, cond, body, .. } => {
+            scan_expr(list, opts);
+            scan_expr(cond, opts);
+            scan_expr(body, opts);
+        }
         K::Bin(_, a, b) | K::Cmp(_, a, b) | K::In(a, b) => {
             scan_expr(a, opts);
             scan_expr(b, opts);
