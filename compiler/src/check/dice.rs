@@ -43,10 +43,7 @@ impl Checker<'_> {
                 d.span,
                 "a d100 is two ten-sided dice read as tens and units; it does not explode",
                 "percentile dice",
-                Some(
-                    "for an open-ended decimal die write `1d10 explode 10`; a hundred-sided die that explodes is not in the language"
-                        .into(),
-                ),
+                Some("for an open-ended decimal die write `1d10 explode 10`".into()),
             );
             return None;
         }
