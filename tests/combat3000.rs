@@ -354,6 +354,16 @@ fn comms_and_speech_rate() {
     assert_eq!(p(&d, "words", "9"), "1/10");
     assert_eq!(p(&d, "words", "11"), "1/100");
     assert_eq!(p(&d, "words", "10"), "0");
+    // An exploding d10 (`1d10 explode 9`): ten tens at most, the last not thrown again.
+    assert_eq!(p(&d, "words", "100"), "1/10000000000");
+    assert_eq!(p(&d, "words", "101"), "0");
+    assert_eq!(d.outcomes.len(), 9 * 9 + 10);
+    assert_eq!(d.total(), runtime::Prob::one());
+    // Ten scripted tens read 100 and use every face (`resolve` refuses unused ones): no eleventh throw.
+    assert_eq!(
+        field(&resolve("combat3000.speech_rate", &[], "", &[10; 10]).unwrap(), "words"),
+        "100"
+    );
     let why = refusals(attempt("combat3000.speech", &[("distance_cm", "5"), ("running", "true")], ""));
     assert!(why.iter().any(|m| m.contains("running")), "{why:?}");
 }

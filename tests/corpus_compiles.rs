@@ -66,6 +66,7 @@ fn ok_corpus_generated_code_compiles() {
         r#"use corpus_check::ok_dice_count::{counted, CountedInputs};
 use corpus_check::{ok_enum_keyed_table as ek, ok_growing_list as gl, ok_matrix_int_axis as mi, ok_reroll_computed as rc};
 use corpus_check::ok_traces::{traced, TracedInputs};
+use corpus_check::ok_explode as ex;
 use rulebook_runtime as rt;
 fn main() {
     for n in [0, 2, -3] {
@@ -95,8 +96,14 @@ fn main() {
         let out = r.run_traced(&mut rt::Scripted::new(vec![]), &mut trace, &inputs);
         print!("update {boost}: {out:?}\n{}", trace.render());
     }
+    let mut trace = rt::Recorder::new();
+    let o = ex::open_ended(&mut rt::Scripted::new(EXPLODE_DICE.to_vec()), &mut trace, &ex::OpenEndedInputs::new()).unwrap();
+    print!("----\n{}", trace.render());
+    let mut dice = rt::Scripted::new(vec![10]);
+    println!("{o:?}\n{}", ex::open_ended(&mut dice, &mut rt::NoTrace, &ex::OpenEndedInputs::new()).unwrap_err());
 }
 const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
+const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
 "#,
     )
     .unwrap();
@@ -108,6 +115,7 @@ const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let (stdout, exploded) = stdout.split_once("----\n").unwrap_or((&stdout, ""));
     let (counted, traced) = stdout.split_at(stdout.find("traced").unwrap_or(0));
     let (traced, updated) = traced.split_at(traced.find("update 3:").unwrap_or(traced.len()));
     assert_eq!(
@@ -129,6 +137,33 @@ const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
     r.run_traced(&mut rt::Scripted::new(vec![1, 5, 6, 2, 4, 3, 0]), &mut trace, &inputs)
         .unwrap();
     assert_eq!(traced, trace.render());
+    // Exploding dice (`ok/explode.rules`): every face thrown, in order, from the script; the
+    // interpreter's trace the same byte for byte; an explosion the script cannot feed is an error.
+    let (_, r) = rt::find_resolver(rules.systems(), "ok_explode.open_ended").unwrap();
+    let inputs = rt::bind_inputs(r, &[], None).unwrap();
+    let mut interpreted = rt::Recorder::new();
+    r.run_traced(&mut rt::Scripted::new(vec![10, 3, 6, 2, 4, 6, 6, 5]), &mut interpreted, &inputs)
+        .unwrap();
+    let (explode_trace, explode_rest) = exploded.split_at(exploded.find("OpenEndedOutcome").unwrap_or(0));
+    assert_eq!(explode_trace, interpreted.render());
+    assert_eq!(
+        explode_trace,
+        "open_ended — Open-ended dice [Corpus 1]\n\
+         \x20 roll speech rate 1d10 explode 10: [10, 3] = 13    [Corpus 2]\n\
+         \x20 set words = 13\n\
+         \x20 roll bonus (dice)d6 explode 1: [6, 2, 4] = 12     [Corpus 2]\n\
+         \x20 set bonus = 12\n\
+         \x20 roll reach 1d6 explode 2: [6, 6, 5] = 17          [Corpus 3]\n\
+         \x20 row reach[17] → 13..18 => 2                       [Corpus 1]\n\
+         \x20 set reached = 2\n\
+         \x20 compare w + b 25 >= 20 → true                     [Corpus 4]\n\
+         \x20 set far = true\n"
+    );
+    assert_eq!(
+        explode_rest,
+        "OpenEndedOutcome { words: 13, bonus: 12, reached: 2, far: true }\n\
+         dice script ran out: a throw needs 1 face(s) at script position 2 but only 0 remain\n"
+    );
     assert_eq!(
         traced,
         "traced — Traced [Corpus 1]\n\

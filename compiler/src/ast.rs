@@ -307,7 +307,8 @@ pub enum DiceCount {
     Expr(Box<Expr>),
 }
 
-/// A dice modifier. Each end of `Reroll` is a number or an expression in parentheses (`None` when open).
+/// A dice modifier. Each end of `Reroll` is a number or an expression in parentheses (`None` when open);
+/// `Explode` holds its depth, `None` when the rules leave it out (E0403).
 #[derive(Clone, Debug)]
 pub enum DiceMod {
     Keep { highest: bool, n: i64 },
@@ -317,6 +318,7 @@ pub enum DiceMod {
     ZeroBased,
     Each { value: Box<Expr>, floor: i64 },
     Reroll(Option<Box<Expr>>, Option<Box<Expr>>),
+    Explode(Option<i64>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

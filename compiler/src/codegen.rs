@@ -1326,6 +1326,7 @@ impl<'a> Gen<'a> {
             Read::Flux => "rt::Read::Flux".into(),
             Read::BadFlux => "rt::Read::BadFlux".into(),
             Read::Percentile => "rt::Read::Percentile".into(),
+            Read::Explode(depth) => format!("rt::Read::Explode({depth})"),
             Read::SumFloor { per_die, floor } => format!(
                 "rt::Read::SumFloor {{ per_die: i8::try_from({}).map_err(|_| rt::Error::Overflow)?, floor: {floor} }}",
                 self.expr(per_die)

@@ -310,7 +310,12 @@ pub enum Read {
     Flux,
     BadFlux,
     Percentile,
-    SumFloor { per_die: Box<Expr>, floor: i64 },
+    SumFloor {
+        per_die: Box<Expr>,
+        floor: i64,
+    },
+    /// Exploding dice, summed: the depth (1..=100) is the most extra throws per die.
+    Explode(i64),
 }
 
 #[derive(Clone, Debug)]

@@ -1059,6 +1059,7 @@ impl Lower {
                         Rule::flux_mod => DiceMod::Flux,
                         Rule::bad_flux_mod => DiceMod::BadFlux,
                         Rule::zero_mod => DiceMod::ZeroBased,
+                        Rule::explode_mod => DiceMod::Explode(inner.iter().find(|x| x.as_rule() == Rule::nat).map(|x| self.int(x))),
                         Rule::each_mod => {
                             let value_pair = inner.iter().find(|x| x.as_rule() == Rule::each_value).cloned();
                             let floor = inner

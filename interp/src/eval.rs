@@ -689,6 +689,9 @@ impl Sys {
             ir::Read::Flux => rt::Read::Flux,
             ir::Read::BadFlux => rt::Read::BadFlux,
             ir::Read::Percentile => rt::Read::Percentile,
+            ir::Read::Explode(depth) => {
+                rt::Read::Explode(u8::try_from(*depth).map_err(|_| Error::internal("interpreter: explode depth out of range"))?)
+            }
             ir::Read::SumFloor { per_die, floor } => {
                 let p = int(&self.expr(per_die, f, trace)?)?;
                 rt::Read::SumFloor {

@@ -23,6 +23,10 @@ pub enum Read {
     Percentile,
     /// Each face + per_die, never below floor, then summed.
     SumFloor { per_die: i8, floor: i8 },
+    /// Exploding dice, summed: a die showing its highest face is thrown again and the new face
+    /// added, again while it shows the highest face, at most `depth` extra throws per die (the
+    /// last throw of a die that reached its depth is not exploded). Every face thrown counts.
+    Explode(u8),
 }
 
 /// One throw of dice and how it is read.
@@ -67,8 +71,18 @@ impl DiceSpec {
         }
     }
 
+    /// Faces one throw takes, at least: `count`. An exploding die (`Read::Explode`) takes one
+    /// more face for each explosion, so its throw can take more.
     pub fn faces_needed(&self) -> usize {
         usize::from(self.count)
+    }
+
+    /// The depth of an exploding read (extra throws per die at most); 0 for every other read.
+    pub fn explode_depth(&self) -> u8 {
+        match self.read {
+            Read::Explode(d) => d,
+            _ => 0,
+        }
     }
 
     /// Lowest face on one die.
@@ -121,7 +135,7 @@ impl DiceSpec {
     pub fn read_faces(&self, faces: &[u16]) -> i64 {
         let face = |i: usize| i64::from(faces.get(i).copied().unwrap_or(self.lowest_face()));
         match self.read {
-            Read::Sum => faces.iter().map(|&f| i64::from(f)).sum(),
+            Read::Sum | Read::Explode(_) => faces.iter().map(|&f| i64::from(f)).sum(),
             Read::KeepHighest(k) | Read::KeepLowest(k) => {
                 let k = usize::from(k);
                 // A small stack buffer keeps seeded rolls allocation-free for ordinary pools.
@@ -191,6 +205,7 @@ impl DiceSpec {
             Read::BadFlux => format!("{base} bad flux"),
             Read::Percentile => PERCENTILE_NOTATION.to_string(),
             Read::SumFloor { per_die, floor } => format!("{base} {per_die:+} each (min {floor})"),
+            Read::Explode(d) => format!("{base} explode {d}"),
         };
         if let Some((lo, hi)) = self.reroll {
             if lo == hi {
@@ -229,6 +244,8 @@ impl DiceSpec {
                 let one = |f: i64| (f + i64::from(per_die)).max(i64::from(floor));
                 (n * one(lo), n * one(hi))
             }
+            // Each die shows at least its lowest face, and at most its highest on every throw.
+            Read::Explode(d) => (n * lo, n * hi * (i64::from(d) + 1)),
         }
     }
 
@@ -241,17 +258,23 @@ impl DiceSpec {
     /// their relative weights). Summing reads are convolved die by die; other reads enumerate every
     /// face combination.
     ///
+    /// Exploding dice are convolved too, from the exact distribution of one die (below): their
+    /// counts are out of `sides^(count * (depth + 1))`, every die thrown to its full depth.
+    ///
     /// Bounds (`Error::DiceTooLarge` beyond them): the number of face combinations must fit in a
-    /// u64; summing reads need `count * sides <= MAX_CONVOLUTION_WORK`; other reads need at most
-    /// `MAX_ENUMERATED_DICE` dice and `MAX_ENUMERATED_COMBINATIONS` combinations.
+    /// u64 (for exploding dice, `sides^(count * (depth + 1))`); summing reads need
+    /// `count * sides <= MAX_CONVOLUTION_WORK` (exploding ones `count * sides * (depth + 1)`);
+    /// other reads need at most `MAX_ENUMERATED_DICE` dice and `MAX_ENUMERATED_COMBINATIONS`
+    /// combinations.
     /// `Error::RerollLimit` if the reroll range covers every value.
     pub fn distribution(&self) -> Result<Vec<(i64, u64)>, Error> {
         self.validate()?;
         let too_large = || Error::DiceTooLarge { notation: self.notation() };
-        let combos = u64::from(self.sides).checked_pow(u32::from(self.count)).ok_or_else(too_large)?;
+        let throws = u32::from(self.count) * (u32::from(self.explode_depth()) + 1);
+        let combos = u64::from(self.sides).checked_pow(throws).ok_or_else(too_large)?;
         let mut dist = match self.read {
-            Read::Sum | Read::SumFloor { .. } => {
-                if u32::from(self.count) * u32::from(self.sides) > MAX_CONVOLUTION_WORK {
+            Read::Sum | Read::SumFloor { .. } | Read::Explode(_) => {
+                if throws * u32::from(self.sides) > MAX_CONVOLUTION_WORK {
                     return Err(too_large());
                 }
                 self.convolve()
@@ -279,18 +302,10 @@ impl DiceSpec {
     /// Distribution of a sum of identical independent dice, one die at a time. Counts cannot
     /// overflow: they are bounded by sides^count, checked by the caller.
     fn convolve(&self) -> Vec<(i64, u64)> {
-        // Per-die value -> count (SumFloor can map several faces to the floor).
-        let mut one: Vec<(i64, u64)> = Vec::new();
-        for f in self.lowest_face()..=self.highest_face() {
-            let v = match self.read {
-                Read::SumFloor { per_die, floor } => (i64::from(f) + i64::from(per_die)).max(i64::from(floor)),
-                _ => i64::from(f),
-            };
-            match one.last_mut() {
-                Some((lv, c)) if *lv == v => *c += 1,
-                _ => one.push((v, 1)),
-            }
-        }
+        let one = match self.read {
+            Read::Explode(depth) => self.one_exploding_die(depth),
+            _ => self.one_die(),
+        };
         let one_min = one.first().map_or(0, |&(v, _)| v);
         let one_span = one.last().map_or(0, |&(v, _)| v) - one_min;
         // Dense arrays indexed by value - current minimum.
@@ -314,6 +329,42 @@ impl DiceSpec {
             .map(|(i, &c)| (acc_min + i as i64, c))
             .filter(|&(_, c)| c > 0)
             .collect()
+    }
+
+    /// Exact distribution of one exploding die with `depth` extra throws at most, sorted by value,
+    /// counts out of `sides^(depth + 1)`: after `k` explosions (k < depth) the die stops on any
+    /// face `r` but the highest, reading `k * highest + r` with weight `sides^(depth - k)`; at the
+    /// depth every face ends it, reading `depth * highest + f` with weight 1. Computed directly,
+    /// never face by face. Values of different `k` never meet (each block ends below the next),
+    /// and the counts sum to `sides^(depth + 1)`, which the caller checked fits a u64.
+    fn one_exploding_die(&self, depth: u8) -> Vec<(i64, u64)> {
+        let (lo, hi) = (self.lowest_face(), self.highest_face());
+        let sides = u64::from(self.sides);
+        let top = i64::from(hi);
+        let mut one: Vec<(i64, u64)> = Vec::new();
+        for k in 0..u32::from(depth) {
+            // Fits: at most sides^depth, below the caller's bound.
+            let weight = sides.saturating_pow(u32::from(depth) - k);
+            one.extend((lo..hi).map(|f| (i64::from(k) * top + i64::from(f), weight)));
+        }
+        one.extend((lo..=hi).map(|f| (i64::from(depth) * top + i64::from(f), 1)));
+        one
+    }
+
+    /// One plain die: value -> count (SumFloor can map several faces to the floor).
+    fn one_die(&self) -> Vec<(i64, u64)> {
+        let mut one: Vec<(i64, u64)> = Vec::new();
+        for f in self.lowest_face()..=self.highest_face() {
+            let v = match self.read {
+                Read::SumFloor { per_die, floor } => (i64::from(f) + i64::from(per_die)).max(i64::from(floor)),
+                _ => i64::from(f),
+            };
+            match one.last_mut() {
+                Some((lv, c)) if *lv == v => *c += 1,
+                _ => one.push((v, 1)),
+            }
+        }
+        one
     }
 
     /// Distribution by visiting every face combination (odometer order), for non-summing reads.
@@ -393,11 +444,19 @@ impl Dice for Seeded {
     fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
         spec.validate()?;
         self.faces.clear();
+        let depth = spec.explode_depth();
         for _ in 0..MAX_REROLLS {
             let start = self.faces.len();
             for _ in 0..spec.count {
-                let f = self.below(spec.sides) + spec.lowest_face();
+                let mut f = self.below(spec.sides) + spec.lowest_face();
                 self.faces.push(f);
+                // An exploding die is thrown again while it shows its highest face.
+                let mut extra = 0;
+                while extra < depth && f == spec.highest_face() {
+                    f = self.below(spec.sides) + spec.lowest_face();
+                    self.faces.push(f);
+                    extra += 1;
+                }
             }
             let v = spec.read_faces(&self.faces[start..]);
             if !spec.in_reroll(v) {
@@ -413,7 +472,8 @@ impl Dice for Seeded {
 }
 
 /// Dice whose faces are given in advance (e.g. `--dice 6,6,5,4`), consumed in order, exactly
-/// `faces_needed()` per throw (rerolled throws consume more).
+/// `faces_needed()` per throw (rerolled throws consume more, and so does every explosion of an
+/// exploding die: `--dice 10,3` is one exploding d10 reading 13).
 pub struct Scripted {
     script: Vec<i64>,
     pos: usize,
@@ -459,21 +519,56 @@ impl Dice for Scripted {
                 });
             }
             let start = self.faces.len();
-            for (i, &face) in rest[..needed].iter().enumerate() {
+            let face_at = |at: usize| -> Result<u16, Error> {
+                // Never short: the counts above are checked before each face is taken.
+                let face = self.script.get(at).copied().ok_or(Error::ScriptExhausted {
+                    needed: 1,
+                    position: at,
+                    remaining: 0,
+                })?;
                 match u16::try_from(face) {
-                    Ok(f) if (lo..=hi).contains(&f) => self.faces.push(f),
-                    _ => {
-                        return Err(Error::FaceOutOfRange {
-                            face,
-                            sides: spec.sides,
-                            position: pos + i,
-                            zero_based: spec.zero_based,
-                            percentile: spec.read == Read::Percentile,
-                        })
+                    Ok(f) if (lo..=hi).contains(&f) => Ok(f),
+                    _ => Err(Error::FaceOutOfRange {
+                        face,
+                        sides: spec.sides,
+                        position: at,
+                        zero_based: spec.zero_based,
+                        percentile: spec.read == Read::Percentile,
+                    }),
+                }
+            };
+            let depth = spec.explode_depth();
+            if depth == 0 {
+                for at in pos..pos + needed {
+                    let f = face_at(at)?;
+                    self.faces.push(f);
+                }
+                pos += needed;
+            } else {
+                // Face by face: each explosion takes the next face, so the dice still to come
+                // (and this one's next throw) need at least one face each.
+                for die in 0..needed {
+                    let mut f = face_at(pos)?;
+                    self.faces.push(f);
+                    pos += 1;
+                    let mut extra = 0;
+                    while extra < depth && f == hi {
+                        let left = self.script.len().saturating_sub(pos);
+                        let still = needed - die;
+                        if left < still {
+                            return Err(Error::ScriptExhausted {
+                                needed: still,
+                                position: pos,
+                                remaining: left,
+                            });
+                        }
+                        f = face_at(pos)?;
+                        self.faces.push(f);
+                        pos += 1;
+                        extra += 1;
                     }
                 }
             }
-            pos += needed;
             let v = spec.read_faces(&self.faces[start..]);
             if !spec.in_reroll(v) {
                 self.pos = pos;

@@ -338,3 +338,146 @@ fn zero_dice_roll_zero() {
     ));
     assert_eq!(DiceSpec::new(0, 6).notation(), "0d6");
 }
+
+const fn explode(count: u16, sides: u16, depth: u8) -> DiceSpec {
+    spec(count, sides, false, Read::Explode(depth), None)
+}
+
+/// 1d6 explode 1: 1..5 as thrown (6 ways in 36 each), a 6 always goes on, 7..12 once each (6 then
+/// a face); counts out of 6^2.
+#[test]
+fn exploding_distribution_by_hand() {
+    let s = explode(1, 6, 1);
+    let mut expected: Vec<(i64, u64)> = (1..=5).map(|v| (v, 6)).collect();
+    expected.extend((7..=12).map(|v| (v, 1)));
+    assert_eq!(s.distribution().unwrap(), expected);
+    assert_eq!(s.total().unwrap(), 36);
+    assert_eq!((s.min(), s.max()), (1, 12));
+    assert_eq!(s.notation(), "1d6 explode 1");
+    // 2d6 explode 1 is that die convolved with itself (out of 6^4 = 1296): 2 = 1+1 (6 * 6 ways),
+    // 24 = 12+12 (1 way), 7 = 2+5, 3+4, 4+3, 5+2 (each 6 * 6 ways; a die never reads 6).
+    let two = explode(2, 6, 1).distribution().unwrap();
+    let at = |v: i64| two.iter().find(|&&(x, _)| x == v).map_or(0, |&(_, c)| c);
+    assert_eq!((at(2), at(24), at(7)), (36, 1, 4 * 36));
+    assert_eq!(two.iter().map(|&(_, c)| c).sum::<u64>(), 1296);
+    // 1d10 explode 10 (the open-ended speech rate): 9 is 1/10, 10 never, 11 is 1/100, 110 is 10^-11.
+    let d10 = explode(1, 10, 10).distribution().unwrap();
+    let p = |v: i64| d10.iter().find(|&&(x, _)| x == v).map_or(0, |&(_, c)| c);
+    let total = 10u64.pow(11);
+    assert_eq!((p(9) * 10, p(10), p(11) * 100, p(110)), (total, 0, total, 1));
+    assert_eq!(d10.iter().map(|&(_, c)| c).sum::<u64>(), total);
+}
+
+/// Exact odds past a u64 of face combinations are a clear error, never an overflow or a panic;
+/// seeded and scripted dice still roll them.
+#[test]
+fn exploding_dice_too_large_to_enumerate_are_an_error() {
+    let big = explode(3, 10, 10);
+    assert!(matches!(big.distribution(), Err(Error::DiceTooLarge { .. })));
+    assert!(matches!(
+        rulebook_runtime::enumerate(|d| d.roll(&big)),
+        Err(Error::DiceTooLarge { .. })
+    ));
+    assert!(Seeded::new(3).roll(&big).is_ok());
+    let huge = spec(1000, 1000, false, Read::Explode(100), None);
+    assert!(matches!(huge.distribution(), Err(Error::DiceTooLarge { .. })));
+    assert_eq!((huge.min(), huge.max()), (1000, 1000 * 1000 * 101));
+}
+
+/// Seeded exploding dice: every face is recorded, each die's run is its highest face repeated
+/// then one other face (or the depth reached), and the value is the sum of them all.
+#[test]
+fn seeded_exploding_dice_record_every_face() {
+    let s = explode(3, 4, 2);
+    let mut exploded = 0;
+    for seed in 0..200 {
+        let mut d = Seeded::new(seed);
+        let v = d.roll(&s).unwrap();
+        let faces = d.last_faces().to_vec();
+        assert_eq!(v, faces.iter().map(|&f| i64::from(f)).sum::<i64>());
+        let mut dice = 0;
+        let mut run = 0;
+        for &f in &faces {
+            assert!((1..=4).contains(&f));
+            run += 1;
+            if f != 4 || run == 3 {
+                dice += 1;
+                run = 0;
+            }
+        }
+        assert_eq!((dice, run), (3, 0), "seed {seed}: {faces:?}");
+        if faces.len() > 3 {
+            exploded += 1;
+        }
+    }
+    // With P(a 4) = 1/4 per die, most of 200 throws of three dice explode somewhere.
+    assert!(exploded > 50, "{exploded}");
+    // The same seed, the same faces.
+    let (mut a, mut b) = (Seeded::new(9), Seeded::new(9));
+    for _ in 0..20 {
+        assert_eq!(a.roll(&s), b.roll(&s));
+        assert_eq!(a.last_faces(), b.last_faces());
+    }
+}
+
+/// Scripted exploding dice take every face thrown, in order; a die that reached its depth stops.
+#[test]
+fn scripted_exploding_dice_take_every_face() {
+    let mut d = Scripted::new(vec![10, 3]);
+    assert_eq!(d.roll(&explode(1, 10, 10)), Ok(13));
+    assert_eq!((d.last_faces(), d.used()), (&[10u16, 3][..], 2));
+    // 2d6 explode 3: 6, 6, 2 for the first die, 4 for the second.
+    let mut d = Scripted::new(vec![6, 6, 2, 4, 1]);
+    assert_eq!(d.roll(&explode(2, 6, 3)), Ok(18));
+    assert_eq!((d.last_faces(), d.used()), (&[6u16, 6, 2, 4][..], 4));
+    // Depth 1: the second 6 is not exploded; the third face is left for the next roll.
+    let mut d = Scripted::new(vec![6, 6, 6]);
+    assert_eq!(d.roll(&explode(1, 6, 1)), Ok(12));
+    assert_eq!(d.remaining(), 1);
+    // A die that does not show its highest face is not thrown again.
+    assert_eq!(Scripted::new(vec![5]).roll(&explode(1, 6, 4)), Ok(5));
+}
+
+#[test]
+fn scripted_exploding_dice_errors() {
+    // The first die explodes, and its next throw and the second die need 2 faces; 1 is left.
+    let mut d = Scripted::new(vec![6, 3]);
+    let err = d.roll(&explode(2, 6, 3)).unwrap_err();
+    assert_eq!(
+        err,
+        Error::ScriptExhausted {
+            needed: 2,
+            position: 1,
+            remaining: 1
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "dice script ran out: a throw needs 2 face(s) at script position 2 but only 1 remain"
+    );
+    assert_eq!(d.used(), 0);
+    // Too few faces for the dice themselves: the usual message.
+    assert_eq!(
+        Scripted::new(vec![2]).roll(&explode(2, 6, 3)),
+        Err(Error::ScriptExhausted {
+            needed: 2,
+            position: 0,
+            remaining: 1
+        })
+    );
+    // An explosion with nothing left.
+    assert_eq!(
+        Scripted::new(vec![10]).roll(&explode(1, 10, 10)),
+        Err(Error::ScriptExhausted {
+            needed: 1,
+            position: 1,
+            remaining: 0
+        })
+    );
+    // A face off the die, in an explosion, names its position.
+    let err = Scripted::new(vec![10, 11]).roll(&explode(1, 10, 10)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "scripted face 11 at script position 2 is not on a d10; valid faces are 1 to 10"
+    );
+}

@@ -21,13 +21,26 @@ impl Dice for FaceTree {
     fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
         assert!(spec.reroll.is_none());
         self.faces.clear();
+        let depth = match spec.read {
+            Read::Explode(d) => d,
+            _ => 0,
+        };
         for _ in 0..spec.count {
-            if self.depth == self.path.len() {
-                self.path.push((0, spec.sides));
+            // An exploding die branches again, face by face, while it shows its highest face.
+            let mut extra = 0;
+            loop {
+                if self.depth == self.path.len() {
+                    self.path.push((0, spec.sides));
+                }
+                let (i, _) = self.path[self.depth];
+                self.depth += 1;
+                let face = i + spec.lowest_face();
+                self.faces.push(face);
+                if extra == depth || face != spec.highest_face() {
+                    break;
+                }
+                extra += 1;
             }
-            let (i, _) = self.path[self.depth];
-            self.depth += 1;
-            self.faces.push(i + spec.lowest_face());
         }
         Ok(spec.read_faces(&self.faces))
     }
@@ -133,6 +146,63 @@ fn enumerator_agrees_with_brute_force() {
         })?;
         Ok(a + b)
     });
+}
+
+/// Exploding dice: the enumerator's analytic distribution of one die, convolved, against the
+/// face-by-face tree (every explosion its own branch).
+#[test]
+fn exploding_dice_agree_with_brute_force() {
+    let explode = |count, sides, depth| DiceSpec {
+        read: Read::Explode(depth),
+        ..DiceSpec::new(count, sides)
+    };
+    check_against_brute("1d6 explode 1", |d| d.roll(&explode(1, 6, 1)));
+    check_against_brute("1d10 explode 3", |d| d.roll(&explode(1, 10, 3)));
+    check_against_brute("2d6 explode 2", |d| d.roll(&explode(2, 6, 2)));
+    check_against_brute("3d4 explode 1 at least 9", |d| Ok(d.roll(&explode(3, 4, 1))? >= 9));
+    check_against_brute("zero-based 2d3 explode 2", |d| {
+        d.roll(&DiceSpec {
+            zero_based: true,
+            ..explode(2, 3, 2)
+        })
+    });
+    check_against_brute("1d6 explode 2 then that many d6", |d| {
+        let n = d.roll(&explode(1, 6, 2))?;
+        d.roll(&DiceSpec::new(u16::try_from(n % 4).unwrap_or(0), 6))
+    });
+}
+
+/// Exact odds of exploding dice sum to exactly 1 for every depth, and the depth caps the reading:
+/// a die that reached its depth stops, so the largest value is count * sides * (depth + 1).
+#[test]
+fn exploding_odds_sum_to_one_at_every_depth() {
+    for sides in [2u16, 3, 6, 10] {
+        for depth in [1u8, 2, 3, 5, 8] {
+            for count in [1u16, 2] {
+                let s = DiceSpec {
+                    read: Read::Explode(depth),
+                    ..DiceSpec::new(count, sides)
+                };
+                let Ok(dist) = enumerate(|d| d.roll(&s)) else {
+                    // Only past the documented u64 bound: sides^(count * (depth + 1)).
+                    let throws = u32::from(count) * (u32::from(depth) + 1);
+                    assert!(u64::from(sides).checked_pow(throws).is_none(), "{}", s.notation());
+                    continue;
+                };
+                assert_eq!(dist.total(), Prob::one(), "{}", s.notation());
+                let top = i64::from(count) * i64::from(sides) * (i64::from(depth) + 1);
+                assert_eq!(dist.outcomes.last().map(|(v, _)| *v), Some(top), "{}", s.notation());
+                assert_eq!(s.max(), top);
+                // Reaching the top takes every throw of every die at its highest face.
+                let p_top = Prob::new(1, u128::from(sides).pow(u32::from(count) * (u32::from(depth) + 1))).unwrap();
+                assert_eq!(dist.probability(|&v| v == top), p_top, "{}", s.notation());
+                // A die never stops on its highest face before its depth: a single die never reads sides.
+                if count == 1 {
+                    assert_eq!(dist.probability(|&v| v == i64::from(sides)), Prob::zero(), "{}", s.notation());
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -194,6 +194,12 @@ pub(super) fn dice_iv(d: &Dice) -> Iv {
             hi: c.hi.max(0) * fmax,
             known,
         },
+        // Every throw of an exploding die, its depth and the first, can show the highest face.
+        Read::Explode(depth) => Iv {
+            lo: c.lo.max(0) * fmin,
+            hi: c.hi.max(0) * fmax * (*depth as i128 + 1),
+            known,
+        },
         Read::KeepHighest(k) | Read::KeepLowest(k) => Iv {
             lo: *k as i128 * fmin,
             hi: *k as i128 * fmax,

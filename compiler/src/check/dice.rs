@@ -1,10 +1,11 @@
 //! Dice: lowering dice expressions (`2d6`, `(n)d6`, keep/drop, flux, zero-based, per-die
-//! modifiers, rerolls with fixed or computed ends, `d100` as percentile dice), the fixed dice that
-//! index a range table, and the runtime's `DiceSpec` for them, whose distribution gives ranges and
-//! gap probabilities.
+//! modifiers, rerolls with fixed or computed ends, `d100` as percentile dice, exploding dice with
+//! their depth), the fixed dice that index a range table, and the runtime's `DiceSpec` for them,
+//! whose distribution gives ranges and gap probabilities.
 //!
 //! Diagnostics owned here: E0403 (dice that cannot be rolled: bad count, sides, keep/drop, flux,
-//! per-die modifier, a reroll that leaves no result, or a computed one on a table's `by` dice).
+//! per-die modifier, a reroll that leaves no result, or a computed one on a table's `by` dice;
+//! `explode` without a depth in 1..100, given twice, or with a modifier it does not combine with).
 
 use super::bounds::{dice_iv, range_label};
 use super::ctx::{Checker, Ctx};
@@ -36,6 +37,16 @@ impl Checker<'_> {
             None
         };
         let (read, zero, reroll) = self.dice_mods(ctx, d, lit_count)?;
+        if matches!(read, Read::Explode(_)) && d.sides == 100 && lit_count == Some(1) {
+            self.err(
+                "E0403",
+                d.span,
+                "a d100 is two ten-sided dice read as tens and units; it does not explode",
+                "percentile dice",
+                Some("for an open-ended decimal die write `1d10 explode 10`".into()),
+            );
+            return None;
+        }
         if d.sides == 100 && lit_count == Some(1) && matches!(read, Read::Sum) {
             // d100 is read as two decimal dice, tens and units, "00" = 100.
             return Some(Dice {
@@ -99,8 +110,54 @@ impl Checker<'_> {
         let mut read = Read::Sum;
         let mut zero = false;
         let mut reroll = None;
+        let mut explode: Option<i64> = None;
+        // The other modifiers written, in order: `explode` combines with none of them.
+        let mut others: Vec<&'static str> = Vec::new();
         for m in &d.mods {
+            others.push(match m {
+                ast::DiceMod::Keep { .. } => "keep",
+                ast::DiceMod::Drop { .. } => "drop",
+                ast::DiceMod::Flux => "flux",
+                ast::DiceMod::BadFlux => "bad_flux",
+                ast::DiceMod::ZeroBased => "zero_based",
+                ast::DiceMod::Each { .. } => "each",
+                ast::DiceMod::Reroll(..) => "reroll",
+                ast::DiceMod::Explode(_) => "explode",
+            });
             match m {
+                ast::DiceMod::Explode(depth) => {
+                    let Some(depth) = *depth else {
+                        self.err(
+                            "E0403",
+                            d.span,
+                            "`explode` needs its depth: the most extra throws per die",
+                            "no depth",
+                            Some("write the depth after it, e.g. `1d10 explode 10`".into()),
+                        );
+                        return None;
+                    };
+                    if explode.is_some() {
+                        self.err(
+                            "E0403",
+                            d.span,
+                            "`explode` is written twice",
+                            "explode twice",
+                            Some("keep one `explode` with its depth".into()),
+                        );
+                        return None;
+                    }
+                    if !(1..=100).contains(&depth) {
+                        self.err(
+                            "E0403",
+                            d.span,
+                            format!("an explode depth of {depth} is outside 1..100"),
+                            "bad depth",
+                            Some("the depth is the most extra throws per die: `1d10 explode 10` throws a die at most 11 times".into()),
+                        );
+                        return None;
+                    }
+                    explode = Some(depth);
+                }
                 ast::DiceMod::Keep { highest, n } | ast::DiceMod::Drop { highest, n } => {
                     let Some(c) = lit_count else {
                         self.err("E0403", d.span, "keep/drop needs a fixed number of dice", "count not fixed", None);
@@ -173,6 +230,30 @@ impl Checker<'_> {
                     reroll = Some((lo, hi));
                 }
             }
+        }
+        if let Some(depth) = explode {
+            if let Some(other) = others.iter().find(|&&o| o != "explode") {
+                let help = match *other {
+                    "keep" | "drop" => {
+                        "an exploding die adds every face it throws; roll the dice to keep or drop and the exploding dice separately"
+                    }
+                    "flux" | "bad_flux" => "flux is the difference of two plain dice; roll the exploding dice separately",
+                    "zero_based" => {
+                        "an exploding die counts its faces from 1 and explodes on its highest (a d10 on 10); leave out `zero_based`"
+                    }
+                    "each" => "a per-die change of exploding dice is not defined; change the result of the roll instead",
+                    _ => "a reroll of exploding dice is not defined; decide on the result after the roll instead (`if`, a table)",
+                };
+                self.err(
+                    "E0403",
+                    d.span,
+                    format!("`explode` cannot be combined with `{other}`"),
+                    "not with explode",
+                    Some(help.into()),
+                );
+                return None;
+            }
+            read = Read::Explode(depth);
         }
         Some((read, zero, reroll))
     }
@@ -267,6 +348,7 @@ pub fn runtime_spec(d: &Dice, count: i64) -> Option<rulebook_runtime::DiceSpec> 
         Read::Flux => R::Flux,
         Read::BadFlux => R::BadFlux,
         Read::Percentile => R::Percentile,
+        Read::Explode(depth) => R::Explode(u8::try_from(*depth).ok()?),
         Read::SumFloor { per_die, floor } => match per_die.kind {
             ExprKind::Const(Const::Int(v)) => R::SumFloor {
                 per_die: i8::try_from(v).ok()?,
@@ -320,6 +402,52 @@ mod tests {
             "const c = 4 [1]\ntable t \"T\" [1] by 1d6 reroll (c).. -> int {\n  1..3 => 1\n}\nresolver r \"R\" [1] {\n  out x: int\n  roll d = 1d6 reroll 4..\n  set x = t(clamp(d, 1, 3))\n}\n",
             &[],
         );
+    }
+
+    #[test]
+    fn exploding_dice_need_a_depth_and_combine_with_no_other_modifier() {
+        check_codes(&roll("1d10 explode 10"), &[]);
+        check_codes(&roll("2d6 explode 1"), &[]);
+        check_codes(&roll("d6 explode 100"), &[]);
+        check_codes(&roll("2d100 explode 1"), &[]);
+        for bad in [
+            "1d10 explode",
+            "1d10 explode 0",
+            "1d10 explode 101",
+            "1d10 explode 2 explode 3",
+            "1d10 zero_based explode 10",
+            "1d10 explode 10 zero_based",
+            "3d6 explode 1 keep highest 2",
+            "4d6 drop lowest 1 explode 1",
+            "2d6 explode 1 flux",
+            "2d6 bad_flux explode 1",
+            "3d6 each -2 floor 0 explode 1",
+            "2d6 explode 1 reroll 12",
+            "d100 explode 1",
+            "1d100 explode 10",
+        ] {
+            check_codes(&roll(bad), &["E0403"]);
+        }
+    }
+
+    #[test]
+    fn exploding_dice_have_their_range_and_depth_in_the_ir() {
+        let p = program(&roll("(2)d6 explode 3"));
+        let Some(Stmt::Roll { dice, .. }) = p.systems[0].resolvers[0].body.first() else {
+            panic!("expected a roll");
+        };
+        assert!(matches!(dice.read, Read::Explode(3)));
+        let iv = super::dice_iv(dice);
+        assert_eq!((iv.lo, iv.hi, iv.known), (2, 2 * 6 * 4, true));
+        // The range, 2..48, proves a call argument inside `int 2..48`, and not inside `int 2..47`.
+        let call = |hi: i64| {
+            format!(
+                "resolver sub \"S\" [1] {{\n  in n: int 2..{hi}\n  out x: int\n  set x = n\n}}\n\
+                 resolver r \"R\" [1] {{\n  out x: int\n  roll a = 2d6 explode 3\n  call s = sub(n: a) [1]\n  set x = s.x\n}}\n"
+            )
+        };
+        check_codes(&call(48), &[]);
+        check_codes(&call(47), &["E0304"]);
     }
 
     #[test]
