@@ -515,9 +515,12 @@ impl Lower {
             Some((lo, hi)) => {
                 let lo = if lo.is_empty() { None } else { num(self, lo, &p) };
                 let hi = if hi.is_empty() { None } else { num(self, hi, &p) };
-                match (lo, hi) {
-                    (Some((a, 1)), Some((b, 1))) => Pattern::Range(Some(a), Some(b)),
-                    _ => Pattern::DecRange(lo, hi),
+                // Whole-number ends (or open ones) make an ordinary range: `..3`, `2..`, `1..4`.
+                let whole = |e: Option<(i64, i64)>| e.is_none_or(|(_, d)| d == 1);
+                if whole(lo) && whole(hi) {
+                    Pattern::Range(lo.map(|(n, _)| n), hi.map(|(n, _)| n))
+                } else {
+                    Pattern::DecRange(lo, hi)
                 }
             }
             None => {

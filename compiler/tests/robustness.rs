@@ -299,6 +299,9 @@ fn the_deepest_brackets_accepted_check_and_generate_on_a_small_stack() {
         wrap("(if b then ", " else 0)", "a"),
         wrap("clamp(", ", 0, 5)", "a"),
         wrap("(-", ")", "a"),
+        // Each argument read once: nested `max(`/`sqrt(` took time exponential in the depth.
+        wrap("sqrt(", ")", "a"),
+        wrap("min(", ", 1, 2)", "a"),
     ] {
         let text = with_let(&expr);
         let (rendered, code) = on_small_stack(move || {

@@ -132,26 +132,22 @@ impl Checker<'_> {
         if !self.argc(f, args, span, 1) {
             return Self::err_expr(span);
         }
-        if let Some(a) = args.first() {
-            // A decimal needs its rounding said: `sqrt(x, places)`.
-            let probe_mark = self.diags.len();
-            let probe = self.expr(ctx, a, None);
-            self.diags.truncate(probe_mark);
-            if probe.ty == Ty::Dec {
-                self.err(
-                    "E0201",
-                    a.span,
-                    "`sqrt` of a decimal needs its rounding: the number of decimal places",
-                    "a decimal",
-                    Some(
-                        "write `sqrt(x, places)`, e.g. `sqrt(x, 0)` for whole numbers or `sqrt(x, 3)` for thousandths, both rounded down"
-                            .into(),
-                    ),
-                );
-                return Self::err_expr(span);
-            }
-        }
+        // Read once (nested `sqrt(sqrt(...))` must not be read again): a decimal needs its
+        // rounding said, `sqrt(x, places)`.
         let x = self.expr(ctx, &args[0], Some(&Ty::Int));
+        if x.ty == Ty::Dec {
+            self.err(
+                "E0201",
+                args[0].span,
+                "`sqrt` of a decimal needs its rounding: the number of decimal places",
+                "a decimal",
+                Some(
+                    "write `sqrt(x, places)`, e.g. `sqrt(x, 0)` for whole numbers or `sqrt(x, 3)` for thousandths, both rounded down"
+                        .into(),
+                ),
+            );
+            return Self::err_expr(span);
+        }
         let x = self.coerce(x, &Ty::Int);
         let hi = if x.iv.known { isqrt_i128(x.iv.hi.max(0)) } else { i64::MAX as i128 };
         mk(ExprKind::Func(Func::Sqrt, vec![x]), Ty::Int, Iv { lo: 0, hi, known: true })
@@ -198,43 +194,39 @@ impl Checker<'_> {
         // `min`/`max` of values of one enum: the first or last in declaration order. An enum value
         // as the first argument tells how the others' variant names read; a number first keeps
         // the numeric reading, which names any argument that is not a number.
-        if f.name != "clamp" {
-            let mark = self.diags.len();
-            let mut xs: Vec<Expr> = Vec::new();
-            let mut enum_ty: Option<Ty> = None;
-            for a in args {
-                let x = self.expr(ctx, a, enum_ty.as_ref());
-                if xs.is_empty() && matches!(x.ty, Ty::Enum(_)) {
-                    enum_ty = Some(x.ty.clone());
-                }
-                xs.push(x);
+        // Every argument is read once (a nested `max(max(...))` must not read its inner calls
+        // again, or checking would take time exponential in the depth). An enum value first tells
+        // how the others' variant names read: `min`/`max` of one enum's values, the first or last
+        // in declaration order; a number first keeps the numeric reading.
+        let mut xs: Vec<Expr> = Vec::with_capacity(args.len());
+        let mut enum_ty: Option<Ty> = None;
+        for a in args {
+            let x = self.expr(ctx, a, enum_ty.as_ref());
+            if xs.is_empty() && f.name != "clamp" && matches!(x.ty, Ty::Enum(_)) {
+                enum_ty = Some(x.ty.clone());
             }
-            if let Some(t) = enum_ty {
-                // Names read before the enum was known are read again, now expecting it; what the
-                // first reading reported is reported again if it still holds.
-                self.diags.truncate(mark);
-                let xs: Vec<Expr> = args.iter().map(|a| self.expr(ctx, a, Some(&t))).collect();
-                for x in &xs {
-                    if x.ty != t && x.ty != Ty::Error {
-                        let (want, found) = (self.ty_shown(&t), self.ty_shown(&x.ty));
-                        self.err(
-                            "E0201",
-                            x.span,
-                            format!("`{}` compares values of one kind: {want}, found {found}", f.name),
-                            "not the same kind",
-                            Some(format!(
-                                "`{}` takes numbers, or values of one enum (ordered as its variants are declared)",
-                                f.name
-                            )),
-                        );
-                        return Self::err_expr(span);
-                    }
-                }
-                let func = if f.name == "min" { Func::Min } else { Func::Max };
-                return mk(ExprKind::Func(func, xs), t, Iv::UNKNOWN);
-            }
+            xs.push(x);
         }
-        let xs: Vec<Expr> = args.iter().map(|a| self.expr(ctx, a, None)).collect();
+        if let Some(t) = enum_ty {
+            for x in &xs {
+                if x.ty != t && x.ty != Ty::Error {
+                    let (want, found) = (self.ty_shown(&t), self.ty_shown(&x.ty));
+                    self.err(
+                        "E0201",
+                        x.span,
+                        format!("`{}` compares values of one kind: {want}, found {found}", f.name),
+                        "not the same kind",
+                        Some(format!(
+                            "`{}` takes numbers, or values of one enum (ordered as its variants are declared)",
+                            f.name
+                        )),
+                    );
+                    return Self::err_expr(span);
+                }
+            }
+            let func = if f.name == "min" { Func::Min } else { Func::Max };
+            return mk(ExprKind::Func(func, xs), t, Iv::UNKNOWN);
+        }
         let mut ty = Ty::Int;
         let mut numbers = true;
         for x in &xs {

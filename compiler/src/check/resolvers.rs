@@ -46,7 +46,27 @@ impl<'a> Checker<'a> {
             let k = self.cell_const(c, &ty);
             if let (Some((lo, hi)), Const::Int(v)) = (bounds, &k) {
                 if *v < lo || *v > hi {
-                    self.err("E0201", c.span, format!("default {v} is outside {lo}..{hi}"), "out of range", None);
+                    self.err(
+                        "E0201",
+                        c.span,
+                        format!("default {v} is outside {lo}..{hi}"),
+                        "out of range",
+                        Some(format!("give a default from {lo} to {hi}, or widen the bounds")),
+                    );
+                }
+            }
+            // A decimal default n/d against whole-number bounds: lo <= n/d <= hi.
+            if let (Some((lo, hi)), Const::Dec(n, d)) = (bounds, &k) {
+                let (n, d) = (i128::from(*n), i128::from(*d));
+                if n < i128::from(lo) * d || n > i128::from(hi) * d {
+                    let shown = self.text_of(c.span);
+                    self.err(
+                        "E0201",
+                        c.span,
+                        format!("default {shown} is outside {lo}..{hi}"),
+                        "out of range",
+                        Some(format!("give a default from {lo} to {hi}, or widen the bounds")),
+                    );
                 }
             }
             k
