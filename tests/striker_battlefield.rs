@@ -6,26 +6,7 @@
 
 mod common;
 
-use common::{attempt, field, odds, refusals, resolve};
-use rulebook::runtime::{self, Prob, Value};
-
-/// P(field == value), summed exactly over the joint distribution.
-fn p(d: &runtime::Distribution<Value>, name: &str, value: &str) -> String {
-    let pr = d
-        .probability(|o| o.field(name).map(|v| v.to_string()) == Some(value.to_string()))
-        .to_string();
-    match pr.as_str() {
-        "0/1" => "0".into(),
-        "1/1" => "1".into(),
-        _ => pr,
-    }
-}
-
-fn dist(path: &str, sets: &[(&str, &str)]) -> runtime::Distribution<Value> {
-    let d = odds(path, sets, "").unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert_eq!(d.total(), Prob::one(), "{path}: the odds must sum to exactly 1");
-    d
-}
+use common::{attempt, dist, field, p, refusals, resolve};
 
 /// One output of a resolver without dice.
 fn out(path: &str, sets: &[(&str, &str)], name: &str) -> String {

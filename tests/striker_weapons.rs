@@ -5,26 +5,8 @@
 
 mod common;
 
-use common::{attempt, field, odds, refusals, resolve};
+use common::{attempt, dist, field, p, refusals, resolve};
 use rulebook::runtime::{self, Prob, Value};
-
-/// P(field == value), summed exactly over the joint distribution.
-fn p(d: &runtime::Distribution<Value>, name: &str, value: &str) -> String {
-    let pr = d
-        .probability(|o| o.field(name).map(|v| v.to_string()) == Some(value.to_string()))
-        .to_string();
-    match pr.as_str() {
-        "0/1" => "0".into(),
-        "1/1" => "1".into(),
-        _ => pr,
-    }
-}
-
-fn dist(path: &str, sets: &[(&str, &str)]) -> runtime::Distribution<Value> {
-    let d = odds(path, sets, "").unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert_eq!(d.total(), Prob::one(), "{path}: the odds must sum to exactly 1");
-    d
-}
 
 /// The exact mean of a whole-number output that takes values 0..=max.
 fn mean(d: &runtime::Distribution<Value>, name: &str, max: u128) -> Prob {

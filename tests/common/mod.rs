@@ -198,3 +198,22 @@ pub fn readme_commands() -> Vec<ShownCommand> {
     }
     out
 }
+
+/// P(field == value), summed exactly over a joint distribution, as text: "0", "1" or "n/d".
+pub fn p(d: &rulebook::runtime::Distribution<rulebook::runtime::Value>, name: &str, value: &str) -> String {
+    let pr = d
+        .probability(|o| o.field(name).map(|v| v.to_string()) == Some(value.to_string()))
+        .to_string();
+    match pr.as_str() {
+        "0/1" => "0".into(),
+        "1/1" => "1".into(),
+        _ => pr,
+    }
+}
+
+/// Exact odds of a resolver given `--set` pairs; they must sum to exactly 1.
+pub fn dist(path: &str, sets: &[(&str, &str)]) -> rulebook::runtime::Distribution<rulebook::runtime::Value> {
+    let d = odds(path, sets, "").unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(d.total(), Prob::one(), "{path}: the odds must sum to exactly 1");
+    d
+}
