@@ -84,35 +84,21 @@ impl Checker<'_> {
                 Some("bounds are whole numbers: `int 1..6`, `decimal 0..10`".into()),
             );
         }
+        // The bounds of a number type, `int 1..6` or `decimal 0..10`, must not be empty.
+        if let (Some((lo, hi)), "int" | "decimal") = (a.bounds, name) {
+            if lo > hi {
+                self.err(
+                    "E0201",
+                    a.name.span,
+                    format!("empty range {lo}..{hi}"),
+                    "lower bound above upper",
+                    Some("write the bounds as low..high".into()),
+                );
+            }
+        }
         match name {
-            "int" => {
-                if let Some((lo, hi)) = a.bounds {
-                    if lo > hi {
-                        self.err(
-                            "E0201",
-                            a.name.span,
-                            format!("empty range {lo}..{hi}"),
-                            "lower bound above upper",
-                            Some("write the bounds as low..high".into()),
-                        );
-                    }
-                }
-                (Ty::Int, a.bounds)
-            }
-            "decimal" => {
-                if let Some((lo, hi)) = a.bounds {
-                    if lo > hi {
-                        self.err(
-                            "E0201",
-                            a.name.span,
-                            format!("empty range {lo}..{hi}"),
-                            "lower bound above upper",
-                            Some("write the bounds as low..high".into()),
-                        );
-                    }
-                }
-                (Ty::Dec, a.bounds)
-            }
+            "int" => (Ty::Int, a.bounds),
+            "decimal" => (Ty::Dec, a.bounds),
             "bool" => (Ty::Bool, None),
             "text" => (Ty::Text, None),
             _ => {
