@@ -154,26 +154,31 @@ impl Checker<'_> {
         )
     }
 
+    /// The item type of a list (`Error` for `[]` or an error); anything else is E0201, "WHAT,
+    /// found TYPE", pointed at `span`, with `help`.
+    fn list_item_ty(&mut self, le: &Expr, span: Span, what: &str, help: &str) -> Ty {
+        match &le.ty {
+            Ty::List(t) => (**t).clone(),
+            Ty::EmptyList | Ty::Error => Ty::Error,
+            other => {
+                let tn = self.ty_shown(other);
+                self.err("E0201", span, format!("{what}, found {tn}"), "not a list", Some(help.to_string()));
+                Ty::Error
+            }
+        }
+    }
+
     /// `update(x in list where cond: new)`, lowered to the `map(x in list: if cond then new else x)`
     /// it stands for, so both backends run it as they run that map (trace and errors included).
     /// `cond` must be yes/no and `new` of the item's type (E0201).
     fn expr_update(&mut self, ctx: &mut Ctx, var: &ast::Ident, list: &ast::Expr, cond: &ast::Expr, body: &ast::Expr, span: Span) -> Expr {
         let le = self.expr(ctx, list, None);
-        let elem = match &le.ty {
-            Ty::List(t) => (**t).clone(),
-            Ty::EmptyList | Ty::Error => Ty::Error,
-            other => {
-                let tn = self.ty_shown(other);
-                self.err(
-                    "E0201",
-                    list.span,
-                    format!("`update` needs a list, found {tn}"),
-                    "not a list",
-                    Some("`update(x in LIST where CONDITION: NEW_ITEM)` changes some items of a list".to_string()),
-                );
-                Ty::Error
-            }
-        };
+        let elem = self.list_item_ty(
+            &le,
+            list.span,
+            "`update` needs a list",
+            "`update(x in LIST where CONDITION: NEW_ITEM)` changes some items of a list",
+        );
         ctx.scopes.push(BTreeMap::new());
         let eiv = elem_iv(&le);
         let rust = ctx.bind(&var.name, elem.clone(), eiv, false);
@@ -245,24 +250,12 @@ impl Checker<'_> {
             return Self::err_expr(span);
         }
         let le = self.expr(ctx, &args[0], None);
-        let elem = match &le.ty {
-            Ty::List(t) => (**t).clone(),
-            Ty::EmptyList | Ty::Error => Ty::Error,
-            other => {
-                let tn = self.ty_shown(other);
-                self.err(
-                    "E0201",
-                    args[0].span,
-                    format!("`first` takes a list, found {tn}"),
-                    "not a list",
-                    Some(
-                        "`first(list)` is the first item of a list; `first(x in list: condition)` the first that makes the condition yes"
-                            .to_string(),
-                    ),
-                );
-                Ty::Error
-            }
-        };
+        let elem = self.list_item_ty(
+            &le,
+            args[0].span,
+            "`first` takes a list",
+            "`first(list)` is the first item of a list; `first(x in list: condition)` the first that makes the condition yes",
+        );
         ctx.scopes.push(BTreeMap::new());
         let rust = ctx.bind("item", elem.clone(), Iv::UNKNOWN, false);
         ctx.scopes.pop();
