@@ -86,6 +86,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0001", "syntax error"),
     ("E0002", "input too large or nested too deeply"),
     ("E0003", "file is not valid UTF-8"),
+    ("E0004", "control character in rules text"),
     ("E0101", "unknown name"),
     ("E0102", "duplicate definition or reserved word"),
     ("E0103", "missing or repeated system declaration"),

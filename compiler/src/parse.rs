@@ -34,6 +34,21 @@ pub fn parse_file(file: usize, src: &str) -> Result<File, Vec<Diagnostic>> {
         .label("file starts here")
         .help("split the rules into several files in the same system folder")]);
     }
+    if let Some((at, c)) = control_char(src) {
+        let span = Span {
+            file,
+            start: at,
+            end: at + c.len_utf8(),
+        };
+        let what = match c {
+            '\r' => "a carriage return that does not end a line".to_string(),
+            '\0' => "a NUL byte".to_string(),
+            c => format!("control character U+{:04X}", u32::from(c)),
+        };
+        return Err(vec![Diagnostic::error("E0004", span, format!("the file holds {what}"))
+            .label("control character")
+            .help("delete it: rules text is printable characters, tabs and line ends (a control character would end up in traces and generated code)")]);
+    }
     if let Some(at) = too_deep(src) {
         let span = Span {
             file,
@@ -70,6 +85,23 @@ pub fn parse_file(file: usize, src: &str) -> Result<File, Vec<Diagnostic>> {
     } else {
         Err(lower.diags)
     }
+}
+
+/// The first control character in the text, with its byte offset: anything but a tab, a newline,
+/// or a carriage return just before a newline (a Windows line end).
+fn control_char(src: &str) -> Option<(usize, char)> {
+    let mut chars = src.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let allowed = match c {
+            '\t' | '\n' => true,
+            '\r' => chars.peek().is_some_and(|&(_, n)| n == '\n'),
+            c => !c.is_control(),
+        };
+        if !allowed {
+            return Some((i, c));
+        }
+    }
+    None
 }
 
 /// Byte offset of the first bracket that opens past the nesting limit, skipping strings and comments.

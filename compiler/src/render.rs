@@ -48,7 +48,25 @@ impl SourceCode for Excerpt {
 
 /// The source of a diagnostic at `start..end` of `text`, cut when a line miette shows (the line
 /// of `start` and one on either side) is longer than `MAX_SHOWN_CHARS`; and the span within it.
+/// Control characters (E0004) are shown as `?`, one per byte, so a terminal never acts on them
+/// and every offset stays true.
 fn excerpt(name: &str, text: &str, start: usize, end: usize) -> (Excerpt, SourceSpan) {
+    let visible;
+    let text = if text.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+        visible = text
+            .chars()
+            .map(|c| {
+                if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
+                    "?".repeat(c.len_utf8())
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>();
+        visible.as_str()
+    } else {
+        text
+    };
     let start = floor_char(text, start.min(text.len()));
     let end = floor_char(text, end.clamp(start, text.len()));
     let line_start = text[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);

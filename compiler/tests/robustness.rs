@@ -374,3 +374,36 @@ fn syntax_errors_before_multibyte_characters_end_on_a_character_boundary() {
         let _ = c.render();
     }
 }
+
+/// Found by the fuzzer (codegen target): a carriage return and NUL bytes inside a system's title
+/// checked, then broke the generated doc comment. A control character anywhere in rules text is a
+/// diagnostic at its position; tab, newline and a CRLF line end are whitespace.
+#[test]
+fn control_characters_in_rules_text_are_a_diagnostic() {
+    for (text, at) in [
+        (
+            "system t \"C\0\0\u{2}\rpus\"\nresolver r \"R\" [1] {\n  out x: int = 0\n}\n",
+            "t/test.rules:1:12",
+        ),
+        (
+            "system t \"T\"\nresolver r \"R\u{1b}[31m\" [1] {\n  out x: int = 0\n}\n",
+            "t/test.rules:2:14",
+        ),
+        (
+            "system t \"T\" // a \u{7f} in a comment\nresolver r \"R\" [1] {\n  out x: int = 0\n}\n",
+            "t/test.rules:1:19",
+        ),
+        ("system t \"T\"\rresolver r \"R\" [1] {\n  out x: int = 0\n}\n", "t/test.rules:1:13"),
+    ] {
+        let c = compile(text);
+        assert_eq!(codes(&c), ["E0004"], "{text:?}: {}", c.render());
+        let rendered = c.render();
+        assert!(rendered.contains(at), "{text:?}: {rendered}");
+        assert!(rendered.contains("control character"), "{rendered}");
+    }
+    // Tabs and Windows line ends are fine, and such text generates code.
+    let ok = compile("system t \"T\"\r\nresolver r \"R\tx\" [1] {\r\n\tout x: int = 0\r\n}\r\n");
+    assert!(ok.diagnostics.is_empty(), "{}", ok.render());
+    let program = ok.program.as_ref().expect("a program");
+    rulebook_compiler::codegen::generate(program, "").expect("code");
+}
