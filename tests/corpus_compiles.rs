@@ -101,7 +101,21 @@ fn main() {
     print!("----\n{}", trace.render());
     let mut dice = rt::Scripted::new(vec![10]);
     println!("{o:?}\n{}", ex::open_ended(&mut dice, &mut rt::NoTrace, &ex::OpenEndedInputs::new()).unwrap_err());
+    // Opposed rolls and a table by decimal, through the registry as `rulebook roll` runs them.
+    for (name, set, faces) in NEWER {
+        let (_, r) = rt::find_resolver(corpus_check::SYSTEMS, name).unwrap();
+        let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let inputs = rt::bind_inputs(r, &set, None).unwrap();
+        let mut trace = rt::Recorder::new();
+        let out = r.run_traced(&mut rt::Scripted::new(faces.to_vec()), &mut trace, &inputs);
+        print!("====\n{out:?}\n{}", trace.render());
+    }
 }
+const NEWER: [(&str, &[(&str, &str)], &[i64]); 3] = [
+    ("ok_opposed.duel", &[("agility", "1"), ("enemy_dice", "2")], &[3, 4, 6, 2, 5, 1, 4, 2]),
+    ("ok_decimal_table.ground", &[("gravity", "0.5"), ("ratio", "2.25"), ("climb", "4")], &[]),
+    ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
+];
 const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
 "#,
@@ -115,7 +129,9 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let (stdout, exploded) = stdout.split_once("----\n").unwrap_or((&stdout, ""));
+    let mut newer = stdout.split("====\n");
+    let stdout = newer.next().unwrap_or("");
+    let (stdout, exploded) = stdout.split_once("----\n").unwrap_or((stdout, ""));
     let (counted, traced) = stdout.split_at(stdout.find("traced").unwrap_or(0));
     let (traced, updated) = traced.split_at(traced.find("update 3:").unwrap_or(traced.len()));
     assert_eq!(
@@ -159,6 +175,41 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
          \x20 compare w + b 25 >= 20 → true                     [Corpus 4]\n\
          \x20 set far = true\n"
     );
+    // Opposed rolls and tables by decimal: the interpreter's outcome and trace, byte for byte; an
+    // opposed roll's trace shows the sides' modifiers worked out and each throw's two totals (a
+    // tie thrown again), a band's row the value and the band (2.25 is the single-value row, which
+    // comes first; 0.5 and 0.1 the first rows in the text that have them).
+    let newer: Vec<&str> = newer.collect();
+    let expected = [
+        "roll advantage 1d6+3 vs 1d6+2 reroll ties: [3, 4, 6, 2] → [6, 6, 9, 4] = 5 ",
+        "row footing[0.5] → 0.5.. => 0 ",
+        "row footing[0.1] → 0.1..0.5 => 1 ",
+    ];
+    assert_eq!(newer.len(), NEWER_COUNT);
+    for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
+        let (_, r) = rt::find_resolver(rules.systems(), name).unwrap();
+        let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let inputs = rt::bind_inputs(r, &set, None).unwrap();
+        let mut trace = rt::Recorder::new();
+        let out = r.run_traced(&mut rt::Scripted::new(faces.to_vec()), &mut trace, &inputs);
+        assert_eq!(newer[i], format!("{out:?}\n{}", trace.render()), "{name}");
+        assert!(newer[i].contains(expected[i]), "{name}: {}", newer[i]);
+    }
+    assert!(
+        newer[0].contains("roll shoving match 2d6 vs 2d6-1: [5, 1, 4, 2] → [6, 5] = 1"),
+        "{}",
+        newer[0]
+    );
+    assert!(
+        newer[1].contains("row band_effects[2.25] → 2.25 => {label: ledge, steps: 4}"),
+        "{}",
+        newer[1]
+    );
+    assert!(
+        newer[1].contains("row band_effects[4] → 2.25..4 => {label: sheer, steps: 2}"),
+        "{}",
+        newer[1]
+    );
     assert_eq!(
         explode_rest,
         "OpenEndedOutcome { words: 13, bonus: 12, reached: 2, far: true }\n\
@@ -201,3 +252,20 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         assert!(updated.contains(expected), "{expected} not in\n{updated}");
     }
 }
+
+/// The runs of `NEWER` in the generated program, repeated for the interpreter.
+const NEWER_COUNT: usize = 3;
+#[allow(clippy::type_complexity)]
+const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
+    (
+        "ok_opposed.duel",
+        &[("agility", "1"), ("enemy_dice", "2")],
+        &[3, 4, 6, 2, 5, 1, 4, 2],
+    ),
+    (
+        "ok_decimal_table.ground",
+        &[("gravity", "0.5"), ("ratio", "2.25"), ("climb", "4")],
+        &[],
+    ),
+    ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
+];

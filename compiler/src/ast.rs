@@ -134,6 +134,9 @@ pub struct TableDecl {
 pub enum RowHead {
     Key(String),
     Range(Option<i64>, Option<i64>),
+    /// A range with a decimal end (a row of a table `by decimal`), each end an exact
+    /// (numerator, denominator).
+    DecRange(Option<(i64, i64)>, Option<(i64, i64)>),
     Label(String),
 }
 
@@ -240,6 +243,8 @@ pub enum StmtKind {
     Roll {
         name: Ident,
         dice: DiceExpr,
+        /// `dice + m vs dice + m`: the first side's modifier (with `dice`), and the other side.
+        opposed: Option<Box<Opposed>>,
         label: Option<String>,
         cite: Option<Cite>,
     },
@@ -298,6 +303,17 @@ pub struct DiceExpr {
     pub count: DiceCount,
     pub sides: i64,
     pub mods: Vec<DiceMod>,
+    pub span: Span,
+}
+
+/// The rest of an opposed roll `DICE [± terms] vs DICE [± terms] [reroll ties]` (the first dice
+/// are the roll's own): each side's modifier as one sum (`None` without terms).
+#[derive(Clone, Debug)]
+pub struct Opposed {
+    pub first_mod: Option<Expr>,
+    pub second: DiceExpr,
+    pub second_mod: Option<Expr>,
+    pub ties_reroll: bool,
     pub span: Span,
 }
 

@@ -450,7 +450,7 @@ impl<'a> Gen<'a> {
         let row_ty = format!("{}Row", camel(&t.name));
         let stat = upper(&t.name);
         let cols: Vec<(String, Ty)> = match (&t.kind, &t.result) {
-            (TableKind::Range { .. }, Some(r)) | (TableKind::Matrix { .. }, Some(r)) => {
+            (TableKind::Range { .. } | TableKind::DecRange | TableKind::Matrix { .. }, Some(r)) => {
                 vec![("value".to_string(), r.clone())]
             }
             _ => t.columns.clone(),
@@ -559,6 +559,40 @@ impl<'a> Gen<'a> {
                 "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, i: i64) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = match i {{ {arms} _ => return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {name}\", i) }}) }};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: i.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
                 name = t.name,
                 arms = arms.join(" "),
+                n = t.rows.len(),
+                labels = t.rows.iter().map(|r| lit(&r.label)).collect::<Vec<_>>().join(", "),
+                tname = lit(&t.name),
+                cite = lit(&t.cite),
+            );
+        }
+        if let TableKind::DecRange = t.kind {
+            // The first row in the text whose band holds the value: `if` tests in row order.
+            let tests: Vec<String> = t
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let (lo, hi) = r.band.unwrap_or((None, None));
+                    let mut c = Vec::new();
+                    if let Some((n, d)) = lo {
+                        c.push(format!("rt::Dec::raw({n}, {d}) <= x"));
+                    }
+                    if let Some((n, d)) = hi {
+                        c.push(format!("x <= rt::Dec::raw({n}, {d})"));
+                    }
+                    let cond = if c.is_empty() { "true".to_string() } else { c.join(" && ") };
+                    format!("if {cond} {{ {i} }} else")
+                })
+                .collect();
+            let (ret_ty, ret, shown) = match &t.result {
+                Some(r) => (self.static_ty(r), "row.value".to_string(), self.to_value("row.value", r)),
+                None => (format!("&'static {row_ty}"), "row".to_string(), "row.to_value()".to_string()),
+            };
+            let _ = writeln!(
+                out,
+                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, x: rt::Dec) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = {tests} {{ return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {name}\", x) }}) }};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: x.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
+                name = t.name,
+                tests = tests.join(" "),
                 n = t.rows.len(),
                 labels = t.rows.iter().map(|r| lit(&r.label)).collect::<Vec<_>>().join(", "),
                 tname = lit(&t.name),
@@ -1043,15 +1077,24 @@ impl<'a> Gen<'a> {
             Stmt::Roll { var, label, dice, cite } => {
                 let spec = self.spec(dice, label);
                 // Dice with a per-die modifier and floor also trace each face as counted.
-                let adjusted = if matches!(dice.read, Read::SumFloor { .. }) {
+                // Dice with a per-die modifier and floor also trace each face as counted; an
+                // opposed roll traces each throw's two totals, and its notation with the sides'
+                // modifiers worked out.
+                let opposed = matches!(dice.read, Read::Opposed { .. });
+                let (adjusted, notation) = if matches!(dice.read, Read::SumFloor { .. }) || opposed {
                     let _ = writeln!(o, "let {var}_spec: rt::DiceSpec = {spec};");
                     let _ = writeln!(o, "let {var}: i64 = dice.roll(&{var}_spec)?;");
-                    format!("{var}_spec.adjusted_faces(dice.last_faces())")
+                    let notation = if opposed {
+                        format!("{var}_spec.notation()")
+                    } else {
+                        lit(&dice.notation)
+                    };
+                    (format!("{var}_spec.adjusted_faces(dice.last_faces())"), notation)
                 } else {
                     let _ = writeln!(o, "let {var}: i64 = dice.roll(&{spec})?;");
-                    "Vec::new()".to_string()
+                    ("Vec::new()".to_string(), lit(&dice.notation))
                 };
-                let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {}.to_string(), faces: dice.last_faces().to_vec(), adjusted: {adjusted}, value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(&dice.notation), lit(cite));
+                let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {notation}.to_string(), faces: dice.last_faces().to_vec(), adjusted: {adjusted}, value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(cite));
             }
             Stmt::Check {
                 var,
@@ -1331,6 +1374,17 @@ impl<'a> Gen<'a> {
                 "rt::Read::SumFloor {{ per_die: i8::try_from({}).map_err(|_| rt::Error::Overflow)?, floor: {floor} }}",
                 self.expr(per_die)
             ),
+            Read::Opposed { first_mod, second_mod, .. } => {
+                let side_mod = |m: &Expr| match m.kind {
+                    ExprKind::Const(Const::Int(v)) => format!("{v}"),
+                    _ => format!("i32::try_from({}).map_err(|_| rt::Error::Overflow)?", self.expr(m)),
+                };
+                format!(
+                    "rt::Read::Opposed {{ first: first_count, first_mod: {}, second_mod: {} }}",
+                    side_mod(first_mod),
+                    side_mod(second_mod)
+                )
+            }
         };
         // A computed reroll range is evaluated after the count and the read, as the fields are written.
         let reroll = match (d.const_reroll(), &d.reroll) {
@@ -1338,19 +1392,35 @@ impl<'a> Gen<'a> {
             (Some(None), _) | (None, None) => "None".into(),
             (None, Some((a, b))) => format!("Some(({}, {}))", self.expr(a), self.expr(b)),
         };
-        let count = match &d.count.kind {
+        let count_of = |e: &Expr| {
+            match &e.kind {
             ExprKind::Const(Const::Int(n)) => format!("{n}"),
             _ => format!(
                 "{{ let n: i64 = {}; u16::try_from(n).map_err(|_| rt::Error::Domain {{ what: format!(\"dice count {{}} is {{}} in roll `{{}}` ({{}})\", n, if n < 0 {{ \"negative\" }} else {{ \"too large\" }}, {}, {}) }})? }}",
-                self.expr(&d.count),
+                self.expr(e),
                 lit(label),
                 lit(&d.notation)
             ),
+        }
         };
+        let count = count_of(&d.count);
         let body = format!(
-            "rt::DiceSpec {{ count: {count}, sides: {}, zero_based: {}, read: {read}, reroll: {reroll} }}",
-            d.sides, d.zero_based
+            "rt::DiceSpec {{ count: {}, sides: {}, zero_based: {}, read: {read}, reroll: {reroll} }}",
+            if matches!(d.read, Read::Opposed { .. }) {
+                "first_count.checked_add(second_count).ok_or(rt::Error::Overflow)?"
+            } else {
+                &count
+            },
+            d.sides,
+            d.zero_based
         );
+        // An opposed roll counts both sides' dice: each side's count first, then the spec.
+        if let Read::Opposed { second, .. } = &d.read {
+            return format!(
+                "{{ let first_count: u16 = {count}; let second_count: u16 = {}; {body} }}",
+                count_of(second)
+            );
+        }
         if body.contains('?') || d.const_reroll().is_none() {
             return format!("({body})");
         }

@@ -143,7 +143,14 @@ pub enum TableKind {
     ByEnum {
         key_enum: usize,
     },
+    /// Indexed `by decimal`: each row a band of exact decimals (`RowDef::band`), together covering
+    /// every decimal; a value on a shared end belongs to the first row in the text that has it.
+    DecRange,
 }
+
+/// A band of exact decimals, both ends included, `None` for an open end; each end is a reduced
+/// (numerator, denominator).
+pub type DecBand = (Option<(i64, i64)>, Option<(i64, i64)>);
 
 /// One axis of a matrix: the variants of an enum, or every whole number of `lo..=hi`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,6 +180,7 @@ impl TableKind {
         match self {
             TableKind::Keyed => "keyed",
             TableKind::Range { .. } => "range",
+            TableKind::DecRange => "decimal range",
             TableKind::Matrix { .. } => "matrix",
             TableKind::ByEnum { .. } => "enum",
         }
@@ -201,6 +209,8 @@ pub struct RowDef {
     /// Keyed: the key; range: "3..4"; matrix: the row label.
     pub label: String,
     pub range: (i64, i64),
+    /// The band of a row of a table `by decimal`.
+    pub band: Option<DecBand>,
     pub cells: Vec<Const>,
 }
 
@@ -316,6 +326,13 @@ pub enum Read {
     },
     /// Exploding dice, summed: the depth (1..=100) is the most extra throws per die.
     Explode(i64),
+    /// An opposed roll: `Dice::count` dice plus `first_mod` against `second` dice plus
+    /// `second_mod`, read as the difference (the runtime's `Read::Opposed`).
+    Opposed {
+        second: Box<Expr>,
+        first_mod: Box<Expr>,
+        second_mod: Box<Expr>,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -721,6 +721,11 @@ impl Lower {
                 let (lo, hi) = self.range_pat(h);
                 RowHead::Range(lo, hi)
             }
+            Rule::dec_range_pat => match self.dec_range_pat(h) {
+                Pattern::Range(lo, hi) => RowHead::Range(lo, hi),
+                Pattern::DecRange(lo, hi) => RowHead::DecRange(lo, hi),
+                _ => return None,
+            },
             _ => RowHead::Label(h.as_str().to_string()),
         };
         let cells = it.map(|c| self.cell(c)).collect();
@@ -876,7 +881,13 @@ impl Lower {
             },
             Rule::roll_stmt => {
                 let name = self.ident(it.next()?);
-                let dice = self.dice(it.next()?);
+                let thrown = it.next()?;
+                let (dice, opposed) = if thrown.as_rule() == Rule::opposed {
+                    let (dice, opposed) = self.opposed(thrown)?;
+                    (dice, Some(Box::new(opposed)))
+                } else {
+                    (self.dice(thrown), None)
+                };
                 let mut label = None;
                 let mut cite = None;
                 for c in it {
@@ -886,7 +897,13 @@ impl Lower {
                         _ => {}
                     }
                 }
-                StmtKind::Roll { name, dice, label, cite }
+                StmtKind::Roll {
+                    name,
+                    dice,
+                    opposed,
+                    label,
+                    cite,
+                }
             }
             Rule::check_stmt => {
                 let name = self.ident(it.next()?);
@@ -1052,6 +1069,75 @@ impl Lower {
             cite: cite?,
             span,
         })
+    }
+
+    /// `DICE [± terms] vs DICE [± terms] [reroll ties]`: the first side's dice, and the rest.
+    fn opposed(&mut self, p: Pair<Rule>) -> Option<(DiceExpr, Opposed)> {
+        let span = self.span(&p);
+        let mut sides = Vec::new();
+        let mut ties_reroll = false;
+        for c in p.into_inner().filter(not_kw) {
+            match c.as_rule() {
+                Rule::opp_side => {
+                    let mut parts = c.into_inner().filter(not_kw);
+                    let dice = self.dice(parts.next()?);
+                    let terms: Vec<Pair<Rule>> = parts.collect();
+                    sides.push((dice, self.side_modifier(terms)));
+                }
+                Rule::ties_reroll => ties_reroll = true,
+                _ => {}
+            }
+        }
+        let (second, second_mod) = sides.pop()?;
+        let (first, first_mod) = sides.pop()?;
+        Some((
+            first,
+            Opposed {
+                first_mod,
+                second,
+                second_mod,
+                ties_reroll,
+                span,
+            },
+        ))
+    }
+
+    /// The `± term ± term ...` after one side's dice, as one sum; `None` when there is none.
+    fn side_modifier(&mut self, terms: Vec<Pair<Rule>>) -> Option<Expr> {
+        let ops = terms.len() / 2;
+        let first_span = terms.first().map(|t| self.span(t))?;
+        if self.depth + ops > MAX_EXPR_DEPTH {
+            return Some(self.too_deep_expr(first_span, ops));
+        }
+        let mut acc: Option<Expr> = None;
+        let mut negative = false;
+        for t in terms {
+            if t.as_rule() == Rule::add_op {
+                negative = t.as_str() == "-";
+                continue;
+            }
+            let term = self.expr_at(t, ops);
+            acc = Some(match acc {
+                None if negative => Expr {
+                    span: term.span,
+                    kind: ExprKind::Neg(Box::new(term)),
+                },
+                None => term,
+                Some(a) => {
+                    let span = Span {
+                        file: self.file,
+                        start: a.span.start,
+                        end: term.span.end,
+                    };
+                    let op = if negative { BinOp::Sub } else { BinOp::Add };
+                    Expr {
+                        kind: ExprKind::Bin(op, Box::new(a), Box::new(term)),
+                        span,
+                    }
+                }
+            });
+        }
+        acc
     }
 
     fn dice(&mut self, p: Pair<Rule>) -> DiceExpr {

@@ -143,7 +143,7 @@ impl Sys {
         let mut rows = Vec::new();
         for t in &ir.tables {
             let cols: Vec<Ty> = match (&t.kind, &t.result) {
-                (TableKind::Range { .. } | TableKind::Matrix { .. }, Some(r)) => vec![r.clone()],
+                (TableKind::Range { .. } | TableKind::DecRange | TableKind::Matrix { .. }, Some(r)) => vec![r.clone()],
                 _ => t.columns.iter().map(|(_, ty)| ty.clone()).collect(),
             };
             let table_cells: Vec<Vec<V>> = t
@@ -156,7 +156,7 @@ impl Sys {
                 })
                 .collect();
             let names: Vec<&'static str> = match (&t.kind, &t.result) {
-                (TableKind::Range { .. } | TableKind::Matrix { .. }, Some(_)) => vec!["value"],
+                (TableKind::Range { .. } | TableKind::DecRange | TableKind::Matrix { .. }, Some(_)) => vec!["value"],
                 _ => t.columns.iter().map(|(n, _)| n.as_str()).collect(),
             };
             rows.push(
@@ -408,7 +408,12 @@ impl Sys {
                 if T::ENABLED {
                     trace.event(Event::Roll {
                         label: label.clone(),
-                        dice: d.notation.clone(),
+                        // An opposed roll shows its sides' modifiers worked out, as generated code does.
+                        dice: if matches!(d.read, ir::Read::Opposed { .. }) {
+                            spec.notation()
+                        } else {
+                            d.notation.clone()
+                        },
                         faces: dice.last_faces().to_vec(),
                         adjusted: spec.adjusted_faces(dice.last_faces()),
                         value: v,
@@ -681,6 +686,7 @@ impl Sys {
                 })?
             }
         };
+        let mut total = count;
         let small = |k: i64| u8::try_from(k).map_err(|_| Error::internal("interpreter: keep count out of range"));
         let read = match &d.read {
             ir::Read::Sum => rt::Read::Sum,
@@ -691,6 +697,38 @@ impl Sys {
             ir::Read::Percentile => rt::Read::Percentile,
             ir::Read::Explode(depth) => {
                 rt::Read::Explode(u8::try_from(*depth).map_err(|_| Error::internal("interpreter: explode depth out of range"))?)
+            }
+            ir::Read::Opposed {
+                second,
+                first_mod,
+                second_mod,
+            } => {
+                let second = match &second.kind {
+                    ExprKind::Const(Const::Int(n)) => u16::try_from(*n).map_err(|_| Error::Domain {
+                        what: "dice count".to_string(),
+                    })?,
+                    _ => {
+                        let n = int(&self.expr(second, f, trace)?)?;
+                        u16::try_from(n).map_err(|_| Error::Domain {
+                            what: format!(
+                                "dice count {} is {} in roll `{}` ({})",
+                                n,
+                                if n < 0 { "negative" } else { "too large" },
+                                label,
+                                d.notation
+                            ),
+                        })?
+                    }
+                };
+                let m1 = int(&self.expr(first_mod, f, trace)?)?;
+                let m2 = int(&self.expr(second_mod, f, trace)?)?;
+                let read = rt::Read::Opposed {
+                    first: count,
+                    first_mod: i32::try_from(m1).map_err(|_| Error::Overflow)?,
+                    second_mod: i32::try_from(m2).map_err(|_| Error::Overflow)?,
+                };
+                total = count.checked_add(second).ok_or(Error::Overflow)?;
+                read
             }
             ir::Read::SumFloor { per_die, floor } => {
                 let p = int(&self.expr(per_die, f, trace)?)?;
@@ -706,7 +744,7 @@ impl Sys {
             Some((lo, hi)) => Some((int(&self.expr(lo, f, trace)?)?, int(&self.expr(hi, f, trace)?)?)),
         };
         Ok(rt::DiceSpec {
-            count,
+            count: total,
             sides: u16::try_from(d.sides).map_err(|_| Error::internal("interpreter: sides out of range"))?,
             zero_based: d.zero_based,
             read,
@@ -910,6 +948,35 @@ impl Sys {
                         table: t.name.clone(),
                         key: kn.to_string(),
                         row: v.to_string(),
+                        cite: t.cite.clone(),
+                    });
+                }
+                Ok(v)
+            }
+            TableKind::DecRange => {
+                // The first row in the text whose band holds the value (the checker proved one does).
+                let x = match args.first() {
+                    Some(V::Dec(d)) => *d,
+                    Some(V::Int(i)) => Dec::from_int(*i),
+                    _ => return Err(Error::internal("interpreter: decimal table lookup without a number")),
+                };
+                let holds = |b: &ir::DecBand| b.0.is_none_or(|(n, d)| Dec::raw(n, d) <= x) && b.1.is_none_or(|(n, d)| x <= Dec::raw(n, d));
+                let idx = t
+                    .rows
+                    .iter()
+                    .position(|r| r.band.as_ref().is_some_and(holds))
+                    .ok_or_else(|| Error::Domain {
+                        what: format!("{} is outside table {}", x, t.name),
+                    })?;
+                let v = match &t.result {
+                    Some(_) => self.cells[tid][idx].first().cloned().unwrap_or(V::None),
+                    None => self.rows[tid][idx].clone(),
+                };
+                if T::ENABLED {
+                    trace.event(Event::Row {
+                        table: t.name.clone(),
+                        key: x.to_string(),
+                        row: format!("{} => {}", t.rows[idx].label, v),
                         cite: t.cite.clone(),
                     });
                 }

@@ -27,6 +27,10 @@ pub enum Read {
     /// added, again while it shows the highest face, at most `depth` extra throws per die (the
     /// last throw of a die that reached its depth is not exploded). Every face thrown counts.
     Explode(u8),
+    /// An opposed roll: the first `first` dice are one side's, the rest the other's, and both
+    /// sides add their modifier; the read is the first side's total minus the second's
+    /// (`1d6+3 vs 1d6+4`). A reroll range `0..0` throws both sides again on a tie.
+    Opposed { first: u16, first_mod: i32, second_mod: i32 },
 }
 
 /// One throw of dice and how it is read.
@@ -119,6 +123,7 @@ impl DiceSpec {
             Read::KeepHighest(k) | Read::KeepLowest(k) if k == 0 || u16::from(k) > self.count => {
                 bad("keep count must be between 1 and the number of dice")
             }
+            Read::Opposed { first, .. } if first > self.count => bad("an opposed roll's first side has more dice than the throw"),
             _ => {
                 // A range that rerolls every value could only throw forever: refused at once, by
                 // every dice source alike (a reroll range may be computed at run time).
@@ -174,7 +179,30 @@ impl DiceSpec {
                 .iter()
                 .map(|&f| (i64::from(f) + i64::from(per_die)).max(i64::from(floor)))
                 .sum(),
+            Read::Opposed { .. } => {
+                let [a, b] = self.opposed_totals(faces);
+                a - b
+            }
         }
+    }
+
+    /// The two sides' totals (dice and modifier) of one throw of an opposed roll; `[0, 0]` for
+    /// any other read.
+    fn opposed_totals(&self, faces: &[u16]) -> [i64; 2] {
+        let Read::Opposed {
+            first,
+            first_mod,
+            second_mod,
+        } = self.read
+        else {
+            return [0, 0];
+        };
+        let cut = usize::from(first).min(faces.len());
+        let sum = |fs: &[u16]| fs.iter().map(|&f| i64::from(f)).sum::<i64>();
+        [
+            sum(&faces[..cut]) + i64::from(first_mod),
+            sum(&faces[cut..]) + i64::from(second_mod),
+        ]
     }
 
     /// Each face after the per-die modifier and floor of a `SumFloor` read, in order (the faces
@@ -185,13 +213,49 @@ impl DiceSpec {
                 .iter()
                 .map(|&f| (i64::from(f) + i64::from(per_die)).max(i64::from(floor)))
                 .collect(),
+            // Each throw's two totals, first side then second (a tie thrown again shows both).
+            Read::Opposed { .. } => faces
+                .chunks(usize::from(self.count).max(1))
+                .flat_map(|throw| self.opposed_totals(throw))
+                .collect(),
             _ => Vec::new(),
         }
     }
 
     /// Human notation: "4d6", "2d6 flux", "3d6 keep lowest 2", "1d10 (0-9)" (zero-based),
-    /// "d100 (tens, units 0-9)" (its two faces are the d10s, each 0-9), "2d6 reroll 10-12".
+    /// "d100 (tens, units 0-9)" (its two faces are the d10s, each 0-9), "2d6 reroll 10-12",
+    /// "1d6+3 vs 1d6+4 reroll ties".
     pub fn notation(&self) -> String {
+        if let Read::Opposed {
+            first,
+            first_mod,
+            second_mod,
+        } = self.read
+        {
+            let side = |n: u16, m: i32| {
+                let zero = if self.zero_based {
+                    format!(" (0-{})", self.sides.saturating_sub(1))
+                } else {
+                    String::new()
+                };
+                match m {
+                    0 => format!("{n}d{}{zero}", self.sides),
+                    m => format!("{n}d{}{zero}{m:+}", self.sides),
+                }
+            };
+            let mut s = format!(
+                "{} vs {}",
+                side(first, first_mod),
+                side(self.count.saturating_sub(first), second_mod)
+            );
+            match self.reroll {
+                Some((0, 0)) => s.push_str(" reroll ties"),
+                Some((lo, hi)) if lo == hi => s.push_str(&format!(" reroll {lo}")),
+                Some((lo, hi)) => s.push_str(&format!(" reroll {lo}-{hi}")),
+                None => {}
+            }
+            return s;
+        }
         let base = if self.zero_based && self.read != Read::Percentile {
             format!("{}d{} (0-{})", self.count, self.sides, self.sides.saturating_sub(1))
         } else {
@@ -206,6 +270,7 @@ impl DiceSpec {
             Read::Percentile => PERCENTILE_NOTATION.to_string(),
             Read::SumFloor { per_die, floor } => format!("{base} {per_die:+} each (min {floor})"),
             Read::Explode(d) => format!("{base} explode {d}"),
+            Read::Opposed { .. } => base,
         };
         if let Some((lo, hi)) = self.reroll {
             if lo == hi {
@@ -246,6 +311,18 @@ impl DiceSpec {
             }
             // Each die shows at least its lowest face, and at most its highest on every throw.
             Read::Explode(d) => (n * lo, n * hi * (i64::from(d) + 1)),
+            Read::Opposed {
+                first,
+                first_mod,
+                second_mod,
+            } => {
+                let a = i64::from(first.min(self.count));
+                let b = n - a;
+                (
+                    a * lo + i64::from(first_mod) - b * hi - i64::from(second_mod),
+                    a * hi + i64::from(first_mod) - b * lo - i64::from(second_mod),
+                )
+            }
         }
     }
 
@@ -278,6 +355,38 @@ impl DiceSpec {
                     return Err(too_large());
                 }
                 self.convolve()
+            }
+            Read::Opposed {
+                first,
+                first_mod,
+                second_mod,
+            } => {
+                if throws * u32::from(self.sides) > MAX_CONVOLUTION_WORK {
+                    return Err(too_large());
+                }
+                // Each side summed by convolution, then every pair of totals.
+                let side = |count: u16| {
+                    DiceSpec {
+                        count,
+                        read: Read::Sum,
+                        reroll: None,
+                        ..*self
+                    }
+                    .convolve()
+                };
+                let (a, b) = (side(first), side(self.count - first));
+                if (a.len() as u64).saturating_mul(b.len() as u64) > MAX_ENUMERATED_COMBINATIONS {
+                    return Err(too_large());
+                }
+                let shift = i64::from(first_mod) - i64::from(second_mod);
+                let mut counts: std::collections::BTreeMap<i64, u64> = std::collections::BTreeMap::new();
+                for &(x, cx) in &a {
+                    for &(y, cy) in &b {
+                        // cx * cy <= sides^count, which fits (checked above).
+                        *counts.entry(x - y + shift).or_insert(0) += cx * cy;
+                    }
+                }
+                counts.into_iter().collect()
             }
             _ => {
                 if self.count > MAX_ENUMERATED_DICE || combos > MAX_ENUMERATED_COMBINATIONS {

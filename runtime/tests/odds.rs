@@ -361,3 +361,73 @@ fn monte_carlo_agrees_with_enumeration() {
         assert!(100 * diff <= d * u128::from(N), "outcome {o}: {c} of {N} vs {p}");
     }
 }
+
+/// Opposed rolls (`Read::Opposed`): the first side's dice and modifier against the second's, read
+/// as the difference. Exact odds equal the face-by-face brute force; with `reroll ties` they are
+/// the brute force's odds given that the sides differ.
+#[test]
+fn opposed_dice_agree_with_brute_force() {
+    let opp = |a: u16, b: u16, first_mod: i32, second_mod: i32| DiceSpec {
+        read: Read::Opposed {
+            first: a,
+            first_mod,
+            second_mod,
+        },
+        ..DiceSpec::new(a + b, 6)
+    };
+    check_against_brute("1d6+3 vs 1d6+4", |d| d.roll(&opp(1, 1, 3, 4)));
+    check_against_brute("2d6 vs 1d6-1", |d| d.roll(&opp(2, 1, 0, -1)));
+    check_against_brute("0d6+2 vs 1d6", |d| d.roll(&opp(0, 1, 2, 0)));
+    check_against_brute("1d6 vs 2d6, then the winner's margin in d6", |d| {
+        let m = d.roll(&opp(1, 2, 0, 0))?;
+        d.roll(&DiceSpec::new(u16::try_from(m.max(0)).unwrap_or(0), 6))
+    });
+    assert_eq!(opp(2, 1, 0, -1).notation(), "2d6 vs 1d6-1");
+    assert_eq!((opp(1, 1, 3, 4).min(), opp(1, 1, 3, 4).max()), (-6, 4));
+
+    let raw_spec = opp(1, 1, 2, 3);
+    let spec = DiceSpec {
+        reroll: Some((0, 0)),
+        ..raw_spec
+    };
+    assert_eq!(spec.notation(), "1d6+2 vs 1d6+3 reroll ties");
+    let exact = enumerate(|d| d.roll(&spec)).unwrap();
+    let raw = brute(|d| d.roll(&raw_spec));
+    let kept: BigRational = raw.iter().filter(|(v, _)| **v != 0).map(|(_, p)| p.clone()).sum();
+    assert_eq!(exact.total(), Prob::one());
+    assert!(exact.outcomes.iter().all(|(v, _)| *v != 0));
+    assert_eq!(exact.outcomes.len(), raw.len() - 1);
+    for (v, p) in &exact.outcomes {
+        assert_eq!(p.to_big(), raw[v].clone() / kept.clone(), "{v}");
+    }
+}
+
+/// Scripted faces of an opposed roll: the first side's dice, then the second's, for each throw; a
+/// tie takes a fresh throw of both, and the trace's counted values are each throw's two totals.
+#[test]
+fn opposed_rolls_take_scripted_faces_side_by_side() {
+    let spec = DiceSpec {
+        read: Read::Opposed {
+            first: 1,
+            first_mod: 1,
+            second_mod: 0,
+        },
+        reroll: Some((0, 0)),
+        ..DiceSpec::new(2, 6)
+    };
+    let mut d = rulebook_runtime::Scripted::new(vec![3, 4, 5, 2]);
+    assert_eq!(d.roll(&spec).unwrap(), 4);
+    assert_eq!(d.last_faces(), &[3, 4, 5, 2]);
+    assert_eq!(spec.adjusted_faces(d.last_faces()), vec![4, 4, 6, 2]);
+    // Both sides level whatever the dice: refused, never thrown forever.
+    let level = DiceSpec {
+        read: Read::Opposed {
+            first: 0,
+            first_mod: 2,
+            second_mod: 2,
+        },
+        reroll: Some((0, 0)),
+        ..DiceSpec::new(0, 6)
+    };
+    assert!(matches!(enumerate(|d| d.roll(&level)), Err(Error::RerollLimit)));
+}

@@ -205,6 +205,18 @@ pub(super) fn dice_iv(d: &Dice) -> Iv {
             hi: *k as i128 * fmax,
             known: true,
         },
+        Read::Opposed {
+            second,
+            first_mod,
+            second_mod,
+        } => {
+            let (c2, m1, m2) = (second.iv, first_mod.iv, second_mod.iv);
+            Iv {
+                lo: c.lo.max(0) * fmin + m1.lo - c2.hi.max(0) * fmax - m2.hi,
+                hi: c.hi.max(0) * fmax + m1.hi - c2.lo.max(0) * fmin - m2.lo,
+                known: known && c2.known && m1.known && m2.known,
+            }
+        }
         Read::Flux => Iv {
             lo: fmin - fmax,
             hi: fmax - fmin,

@@ -307,6 +307,7 @@ impl Checker<'_> {
         match self.tables[tid].kind.clone() {
             TableKind::Keyed => self.lookup_keyed(ctx, tid, f, args, span),
             TableKind::Range { lo, hi } => self.lookup_range(ctx, tid, (lo, hi), f, args, span),
+            TableKind::DecRange => self.lookup_band(ctx, tid, f, args, span),
             TableKind::Matrix { rows, cols } => self.lookup_matrix(ctx, tid, (rows, cols), f, args, span),
             TableKind::ByEnum { key_enum } => self.lookup_by_enum(ctx, tid, key_enum, f, args, span),
         }
@@ -335,6 +336,23 @@ impl Checker<'_> {
         self.check_index(&f.name, &x, args[0].span, lo, hi);
         let (ty, iv) = self.lookup_result(tid);
         mk(ExprKind::Lookup { table: tid, args: vec![x] }, ty, iv)
+    }
+
+    /// `decimal_table(x)`: any number (a whole number is read as a decimal); the rows cover every
+    /// decimal.
+    fn lookup_band(&mut self, ctx: &mut Ctx, tid: usize, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        if !self.argc(f, args, span, 1) {
+            return Self::err_expr(span);
+        }
+        let x = self.expr(ctx, &args[0], Some(&Ty::Dec));
+        let x = self.coerce(x, &Ty::Dec);
+        let (ty, iv) = self.lookup_result(tid);
+        Expr {
+            kind: ExprKind::Lookup { table: tid, args: vec![x] },
+            ty,
+            iv,
+            span,
+        }
     }
 
     /// `matrix(row, column)`, a whole-number argument proved to stay on its axis.

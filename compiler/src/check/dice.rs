@@ -78,6 +78,108 @@ impl Checker<'_> {
         Some(dice)
     }
 
+    /// An opposed roll, `first ± terms vs second ± terms [reroll ties]`: plain dice of the same
+    /// kind on both sides (no modifiers on the dice themselves), whole-number side modifiers
+    /// within -10000..10000, read as the first side's total minus the second's; `reroll ties`
+    /// throws both again while that is 0. E0403 for anything else.
+    pub(super) fn opposed(&mut self, ctx: &mut Ctx, first: &ast::DiceExpr, o: &ast::Opposed) -> Option<Dice> {
+        for d in [first, &o.second] {
+            if !d.mods.is_empty() {
+                self.err(
+                    "E0403",
+                    d.span,
+                    "the dice of an opposed roll take no modifiers",
+                    "modifier on a side's dice",
+                    Some("each side throws plain dice and adds whole numbers: `1d6 + skill vs 1d6 + skill`".into()),
+                );
+                return None;
+            }
+            if !(2..=1000).contains(&d.sides) {
+                self.err(
+                    "E0403",
+                    d.span,
+                    format!("dice with {} sides", d.sides),
+                    "bad die",
+                    Some("dice have 2 to 1000 sides".into()),
+                );
+                return None;
+            }
+        }
+        if first.sides != o.second.sides {
+            self.err(
+                "E0403",
+                o.span,
+                format!(
+                    "an opposed roll throws the same dice on both sides, not d{} against d{}",
+                    first.sides, o.second.sides
+                ),
+                "different dice",
+                Some("roll each side separately and compare the totals with `check`".into()),
+            );
+            return None;
+        }
+        let count = self.dice_count(ctx, first);
+        let second = self.dice_count(ctx, &o.second);
+        let mut side_mod = |c: &mut Self, m: &Option<ast::Expr>| -> Expr {
+            let Some(m) = m else {
+                return Expr {
+                    kind: ExprKind::Const(Const::Int(0)),
+                    ty: Ty::Int,
+                    iv: Iv::exact(0),
+                    span: o.span,
+                };
+            };
+            let x = c.expr(ctx, m, Some(&Ty::Int));
+            let x = c.coerce(x, &Ty::Int);
+            if x.ty == Ty::Int && (!x.iv.known || x.iv.lo < -10_000 || x.iv.hi > 10_000) {
+                c.err(
+                    "E0403",
+                    m.span,
+                    "a side's modifier in an opposed roll must stay within -10000..10000",
+                    "unbounded",
+                    Some("clamp it, e.g. `clamp(skill + dm, -20, 20)`".into()),
+                );
+            }
+            x
+        };
+        let first_mod = side_mod(self, &o.first_mod);
+        let second_mod = side_mod(self, &o.second_mod);
+        let zero = |span| Expr {
+            kind: ExprKind::Const(Const::Int(0)),
+            ty: Ty::Int,
+            iv: Iv::exact(0),
+            span,
+        };
+        let dice = Dice {
+            count: Box::new(count),
+            sides: first.sides,
+            zero_based: false,
+            read: Read::Opposed {
+                second: Box::new(second),
+                first_mod: Box::new(first_mod),
+                second_mod: Box::new(second_mod),
+            },
+            reroll: o.ties_reroll.then(|| (zero(o.span), zero(o.span))),
+            notation: self.text_of(ast::Span {
+                file: first.span.file,
+                start: first.span.start,
+                end: o.span.end,
+            }),
+        };
+        let shown = dice_iv(&dice);
+        if o.ties_reroll && shown.known && shown.lo == 0 && shown.hi == 0 {
+            self.err(
+                "E0403",
+                o.span,
+                "both sides always tie, so `reroll ties` would throw forever",
+                "always a tie",
+                Some("give at least one side a die".into()),
+            );
+            return None;
+        }
+        Some(dice)
+    }
+
     /// The number of dice, E0403 when it can leave 0..1000.
     fn dice_count(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr) -> Expr {
         let count = match &d.count {
@@ -349,6 +451,7 @@ pub fn runtime_spec(d: &Dice, count: i64) -> Option<rulebook_runtime::DiceSpec> 
         Read::BadFlux => R::BadFlux,
         Read::Percentile => R::Percentile,
         Read::Explode(depth) => R::Explode(u8::try_from(*depth).ok()?),
+        Read::Opposed { .. } => return None,
         Read::SumFloor { per_die, floor } => match per_die.kind {
             ExprKind::Const(Const::Int(v)) => R::SumFloor {
                 per_die: i8::try_from(v).ok()?,

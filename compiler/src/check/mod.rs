@@ -8,6 +8,7 @@
 //! `bounds` (integer intervals) and `dice` serve them all; `ctx` holds the shared `Checker` state.
 
 mod access;
+mod bands;
 mod bounds;
 mod calls;
 mod ctx;

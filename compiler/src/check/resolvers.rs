@@ -408,9 +408,17 @@ fn scan_stmts(stmts: &[ast::Stmt], opts: &mut Vec<String>, calls: &mut Vec<(Stri
                 }
             }
             K::Var { value, .. } | K::Assign { value, .. } | K::Set { value, .. } => scan_expr(value, opts),
-            K::Roll { dice, .. } => {
+            K::Roll { dice, opposed, .. } => {
                 if let ast::DiceCount::Expr(e) = &dice.count {
                     scan_expr(e, opts);
+                }
+                if let Some(o) = opposed {
+                    if let ast::DiceCount::Expr(e) = &o.second.count {
+                        scan_expr(e, opts);
+                    }
+                    for m in [&o.first_mod, &o.second_mod].into_iter().flatten() {
+                        scan_expr(m, opts);
+                    }
                 }
                 for m in &dice.mods {
                     if let ast::DiceMod::Each { value, .. } = m {

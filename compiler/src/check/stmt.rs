@@ -47,7 +47,13 @@ impl<'a> Checker<'a> {
             } => self.stmt_let(ctx, name, value, cite, mods, clamp),
             K::Var { name, ty, value, cite } => self.stmt_var(ctx, name, ty, value, cite),
             K::Assign { name, value, cite } => self.stmt_assign(ctx, name, value, cite)?,
-            K::Roll { name, dice, label, cite } => self.stmt_roll(ctx, name, dice, label, cite)?,
+            K::Roll {
+                name,
+                dice,
+                opposed,
+                label,
+                cite,
+            } => self.stmt_roll(ctx, name, (dice, opposed.as_deref()), label, cite)?,
             K::Check {
                 name,
                 left,
@@ -264,11 +270,14 @@ impl<'a> Checker<'a> {
         &mut self,
         ctx: &mut Ctx,
         name: &ast::Ident,
-        dice: &ast::DiceExpr,
+        (dice, opposed): (&ast::DiceExpr, Option<&ast::Opposed>),
         label: &Option<String>,
         cite: &Option<ast::Cite>,
     ) -> Option<Stmt> {
-        let d = self.dice(ctx, dice)?;
+        let d = match opposed {
+            Some(o) => self.opposed(ctx, dice, o)?,
+            None => self.dice(ctx, dice)?,
+        };
         let iv = dice_iv(&d);
         let var = ctx.bind(&name.name, Ty::Int, iv, false);
         Some(Stmt::Roll {

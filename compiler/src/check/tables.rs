@@ -33,7 +33,7 @@ impl Checker<'_> {
                 for (ri, row) in t.rows.iter().enumerate() {
                     let key = match &row.head {
                         ast::RowHead::Key(k) | ast::RowHead::Label(k) => k.clone(),
-                        ast::RowHead::Range(..) => continue,
+                        ast::RowHead::Range(..) | ast::RowHead::DecRange(..) => continue,
                     };
                     let norm = normalize_key(&key);
                     if let Some(&prev) = keys.get(&norm) {
@@ -215,7 +215,7 @@ impl Checker<'_> {
                 for row in &t.rows {
                     let key = match &row.head {
                         ast::RowHead::Key(k) | ast::RowHead::Label(k) => k.clone(),
-                        ast::RowHead::Range(..) => {
+                        ast::RowHead::Range(..) | ast::RowHead::DecRange(..) => {
                             self.err(
                                 "E0307",
                                 row.head_span,
@@ -233,6 +233,7 @@ impl Checker<'_> {
                     rows.push(RowDef {
                         label: key,
                         range: (0, 0),
+                        band: None,
                         cells,
                     });
                 }
@@ -277,7 +278,7 @@ impl Checker<'_> {
                     );
                     continue;
                 }
-                ast::RowHead::Range(..) => {
+                ast::RowHead::Range(..) | ast::RowHead::DecRange(..) => {
                     self.err(
                         "E0307",
                         row.head_span,
@@ -327,6 +328,7 @@ impl Checker<'_> {
             rows.push(RowDef {
                 label: vars[i].clone(),
                 range: (i as i64, i as i64),
+                band: None,
                 cells: g.map(|(c, _)| c).unwrap_or_else(|| vec![Const::None; cols.len()]),
             });
         }
@@ -499,6 +501,11 @@ impl Checker<'_> {
         result: Option<&ast::TypeExpr>,
         cols: &[(String, Ty)],
     ) {
+        if let ast::ByIndex::Type(a) = index {
+            if a.name.name == "decimal" {
+                return self.dec_range_table(tid, t, a, result, cols);
+            }
+        }
         let Some((dist, lo, hi)) = self.range_index(index) else {
             return;
         };
@@ -566,6 +573,16 @@ impl Checker<'_> {
         for row in &t.rows {
             let (rlo, rhi) = match &row.head {
                 ast::RowHead::Range(a, b) => (a.unwrap_or(i64::MIN), b.unwrap_or(i64::MAX)),
+                ast::RowHead::DecRange(..) => {
+                    self.err(
+                        "E0307",
+                        row.head_span,
+                        "a row with a decimal end belongs to a table `by decimal`",
+                        "decimal row",
+                        Some("index the table `by decimal`, or write whole-number ranges".into()),
+                    );
+                    continue;
+                }
                 _ => {
                     self.err(
                         "E0307",
@@ -619,6 +636,7 @@ impl Checker<'_> {
             rows.push(RowDef {
                 label: range_label(rlo, rhi),
                 range: (rlo, rhi),
+                band: None,
                 cells,
             });
             spans.push(row.head_span);
@@ -1006,6 +1024,7 @@ impl Checker<'_> {
             .map(|(i, g)| RowDef {
                 label: labels[i].clone(),
                 range: (i as i64, i as i64),
+                band: None,
                 cells: g.unwrap_or_else(|| vec![Const::None; ncols]),
             })
             .collect()
