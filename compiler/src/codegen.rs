@@ -534,65 +534,74 @@ impl<'a> Gen<'a> {
             "impl {row_ty} {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}",
             fields.join(", ")
         );
-        if let TableKind::Range { .. } = t.kind {
-            let arms: Vec<String> = t
-                .rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let pat = match r.range {
-                        (i64::MIN, i64::MAX) => "_".to_string(),
-                        (i64::MIN, h) => format!("..={h}"),
-                        (l, i64::MAX) => format!("{l}.."),
-                        (l, h) if l == h => format!("{l}"),
-                        (l, h) => format!("{l}..={h}"),
-                    };
-                    format!("{pat} => {i},")
-                })
-                .collect();
+        // A range table's lookup: the row for a whole number (a `match` on ranges) or a decimal
+        // (`if` tests in row order: the first row in the text whose band holds it).
+        let select = match t.kind {
+            TableKind::Range { .. } => {
+                let arms: Vec<String> = t
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let pat = match r.range {
+                            (i64::MIN, i64::MAX) => "_".to_string(),
+                            (i64::MIN, h) => format!("..={h}"),
+                            (l, i64::MAX) => format!("{l}.."),
+                            (l, h) if l == h => format!("{l}"),
+                            (l, h) => format!("{l}..={h}"),
+                        };
+                        format!("{pat} => {i},")
+                    })
+                    .collect();
+                Some((
+                    "i",
+                    "i64",
+                    format!(
+                        "match i {{ {} _ => return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {}\", i) }}) }}",
+                        arms.join(" "),
+                        t.name
+                    ),
+                ))
+            }
+            TableKind::DecRange => {
+                let tests: Vec<String> = t
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let (lo, hi) = r.band.unwrap_or((None, None));
+                        let mut c = Vec::new();
+                        if let Some((n, d)) = lo {
+                            c.push(format!("rt::Dec::raw({n}, {d}) <= x"));
+                        }
+                        if let Some((n, d)) = hi {
+                            c.push(format!("x <= rt::Dec::raw({n}, {d})"));
+                        }
+                        let cond = if c.is_empty() { "true".to_string() } else { c.join(" && ") };
+                        format!("if {cond} {{ {i} }} else")
+                    })
+                    .collect();
+                Some((
+                    "x",
+                    "rt::Dec",
+                    format!(
+                        "{} {{ return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {}\", x) }}) }}",
+                        tests.join(" "),
+                        t.name
+                    ),
+                ))
+            }
+            _ => None,
+        };
+        if let Some((arg, arg_ty, select)) = select {
             let (ret_ty, ret, shown) = match &t.result {
                 Some(r) => (self.static_ty(r), "row.value".to_string(), self.to_value("row.value", r)),
                 None => (format!("&'static {row_ty}"), "row".to_string(), "row.to_value()".to_string()),
             };
             let _ = writeln!(
                 out,
-                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, i: i64) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = match i {{ {arms} _ => return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {name}\", i) }}) }};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: i.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
+                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, {arg}: {arg_ty}) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = {select};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: {arg}.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
                 name = t.name,
-                arms = arms.join(" "),
-                n = t.rows.len(),
-                labels = t.rows.iter().map(|r| lit(&r.label)).collect::<Vec<_>>().join(", "),
-                tname = lit(&t.name),
-                cite = lit(&t.cite),
-            );
-        }
-        if let TableKind::DecRange = t.kind {
-            // The first row in the text whose band holds the value: `if` tests in row order.
-            let tests: Vec<String> = t
-                .rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let (lo, hi) = r.band.unwrap_or((None, None));
-                    let mut c = Vec::new();
-                    if let Some((n, d)) = lo {
-                        c.push(format!("rt::Dec::raw({n}, {d}) <= x"));
-                    }
-                    if let Some((n, d)) = hi {
-                        c.push(format!("x <= rt::Dec::raw({n}, {d})"));
-                    }
-                    let cond = if c.is_empty() { "true".to_string() } else { c.join(" && ") };
-                    format!("if {cond} {{ {i} }} else")
-                })
-                .collect();
-            let (ret_ty, ret, shown) = match &t.result {
-                Some(r) => (self.static_ty(r), "row.value".to_string(), self.to_value("row.value", r)),
-                None => (format!("&'static {row_ty}"), "row".to_string(), "row.to_value()".to_string()),
-            };
-            let _ = writeln!(
-                out,
-                "#[inline(always)]\nfn lookup_{name}<T: rt::Trace>(trace: &mut T, x: rt::Dec) -> Result<{ret_ty}, rt::Error> {{\n let idx: usize = {tests} {{ return Err(rt::Error::Domain {{ what: format!(\"{{}} is outside table {name}\", x) }}) }};\n let labels: [&str; {n}] = [{labels}];\n let row = {stat}.get(idx).ok_or_else(|| rt::Error::Internal {{ message: \"table row missing\".to_string() }})?;\n if T::ENABLED {{ trace.event(rt::Event::Row {{ table: {tname}.to_string(), key: x.to_string(), row: format!(\"{{}} => {{}}\", labels.get(idx).copied().unwrap_or(\"?\"), {shown}), cite: {cite}.to_string() }}); }}\n Ok({ret})\n}}",
-                name = t.name,
-                tests = tests.join(" "),
                 n = t.rows.len(),
                 labels = t.rows.iter().map(|r| lit(&r.label)).collect::<Vec<_>>().join(", "),
                 tname = lit(&t.name),

@@ -961,51 +961,37 @@ impl Sys {
                     _ => return Err(Error::internal("interpreter: decimal table lookup without a number")),
                 };
                 let holds = |b: &ir::DecBand| b.0.is_none_or(|(n, d)| Dec::raw(n, d) <= x) && b.1.is_none_or(|(n, d)| x <= Dec::raw(n, d));
-                let idx = t
-                    .rows
-                    .iter()
-                    .position(|r| r.band.as_ref().is_some_and(holds))
-                    .ok_or_else(|| Error::Domain {
-                        what: format!("{} is outside table {}", x, t.name),
-                    })?;
-                let v = match &t.result {
-                    Some(_) => self.cells[tid][idx].first().cloned().unwrap_or(V::None),
-                    None => self.rows[tid][idx].clone(),
-                };
-                if T::ENABLED {
-                    trace.event(Event::Row {
-                        table: t.name.clone(),
-                        key: x.to_string(),
-                        row: format!("{} => {}", t.rows[idx].label, v),
-                        cite: t.cite.clone(),
-                    });
-                }
-                Ok(v)
+                let idx = t.rows.iter().position(|r| r.band.as_ref().is_some_and(holds));
+                self.range_row(tid, idx, x.to_string(), trace)
             }
             _ => {
                 let i = int(args.first().unwrap_or(&V::None))?;
-                let idx = t
-                    .rows
-                    .iter()
-                    .position(|r| r.range.0 <= i && i <= r.range.1)
-                    .ok_or_else(|| Error::Domain {
-                        what: format!("{} is outside table {}", i, t.name),
-                    })?;
-                let v = match &t.result {
-                    Some(_) => self.cells[tid][idx].first().cloned().unwrap_or(V::None),
-                    None => self.rows[tid][idx].clone(),
-                };
-                if T::ENABLED {
-                    trace.event(Event::Row {
-                        table: t.name.clone(),
-                        key: i.to_string(),
-                        row: format!("{} => {}", t.rows[idx].label, v),
-                        cite: t.cite.clone(),
-                    });
-                }
-                Ok(v)
+                let idx = t.rows.iter().position(|r| r.range.0 <= i && i <= r.range.1);
+                self.range_row(tid, idx, i.to_string(), trace)
             }
         }
+    }
+
+    /// The row `idx` of a range table (by whole numbers or decimals) looked up with `key`, traced
+    /// as the generated code traces it; no row is a domain error naming the key.
+    fn range_row<T: Trace>(&self, tid: usize, idx: Option<usize>, key: String, trace: &mut T) -> Result<V, Error> {
+        let t = &self.ir.tables[tid];
+        let idx = idx.ok_or_else(|| Error::Domain {
+            what: format!("{} is outside table {}", key, t.name),
+        })?;
+        let v = match &t.result {
+            Some(_) => self.cells[tid][idx].first().cloned().unwrap_or(V::None),
+            None => self.rows[tid][idx].clone(),
+        };
+        if T::ENABLED {
+            trace.event(Event::Row {
+                table: t.name.clone(),
+                key,
+                row: format!("{} => {}", t.rows[idx].label, v),
+                cite: t.cite.clone(),
+            });
+        }
+        Ok(v)
     }
 
     fn func<T: Trace>(&self, func: &Func, args: &'static [Expr], f: &mut Frame, trace: &mut T) -> Result<V, Error> {

@@ -128,21 +128,8 @@ impl Checker<'_> {
                     continue;
                 }
             }
-            let cells = match &result_ty {
-                Some(rt) => {
-                    if !row.arrow || row.cells.len() != 1 {
-                        self.err(
-                            "E0305",
-                            row.span,
-                            "this table gives one value per row: `band => value`",
-                            "expected `=> value`",
-                            None,
-                        );
-                        continue;
-                    }
-                    vec![self.cell_const(&row.cells[0], rt)]
-                }
-                None => self.row_cells(row, cols, false),
+            let Some(cells) = self.range_cells(row, result_ty.as_ref(), cols) else {
+                continue;
             };
             rows.push(RowDef {
                 label: band_label(band),

@@ -21,14 +21,7 @@ type Reroll = Option<(Expr, Expr)>;
 impl Checker<'_> {
     pub(super) fn dice(&mut self, ctx: &mut Ctx, d: &ast::DiceExpr) -> Option<Dice> {
         let count = self.dice_count(ctx, d);
-        if !(2..=1000).contains(&d.sides) {
-            self.err(
-                "E0403",
-                d.span,
-                format!("dice with {} sides", d.sides),
-                "bad die",
-                Some("dice have 2 to 1000 sides".into()),
-            );
+        if !self.sides_ok(d) {
             return None;
         }
         let lit_count = if let ExprKind::Const(Const::Int(n)) = count.kind {
@@ -94,14 +87,7 @@ impl Checker<'_> {
                 );
                 return None;
             }
-            if !(2..=1000).contains(&d.sides) {
-                self.err(
-                    "E0403",
-                    d.span,
-                    format!("dice with {} sides", d.sides),
-                    "bad die",
-                    Some("dice have 2 to 1000 sides".into()),
-                );
+            if !self.sides_ok(d) {
                 return None;
             }
         }
@@ -178,6 +164,21 @@ impl Checker<'_> {
             return None;
         }
         Some(dice)
+    }
+
+    /// E0403 unless the dice have 2 to 1000 sides.
+    fn sides_ok(&mut self, d: &ast::DiceExpr) -> bool {
+        let ok = (2..=1000).contains(&d.sides);
+        if !ok {
+            self.err(
+                "E0403",
+                d.span,
+                format!("dice with {} sides", d.sides),
+                "bad die",
+                Some("dice have 2 to 1000 sides".into()),
+            );
+        }
+        ok
     }
 
     /// The number of dice, E0403 when it can leave 0..1000.

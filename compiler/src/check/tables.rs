@@ -335,6 +335,27 @@ impl Checker<'_> {
         self.tables[tid].rows = rows;
     }
 
+    /// The cells of a row of a range table (by whole numbers or decimals): `=> value` under
+    /// `-> type`, `| cells` under `columns`; `None` after E0305.
+    pub(super) fn range_cells(&mut self, row: &ast::Row, result_ty: Option<&Ty>, cols: &[(String, Ty)]) -> Option<Vec<Const>> {
+        match result_ty {
+            Some(rt) => {
+                if !row.arrow || row.cells.len() != 1 {
+                    self.err(
+                        "E0305",
+                        row.span,
+                        "this table gives one value per row: `range => value`",
+                        "expected `=> value`",
+                        None,
+                    );
+                    return None;
+                }
+                Some(vec![self.cell_const(&row.cells[0], rt)])
+            }
+            None => Some(self.row_cells(row, cols, false)),
+        }
+    }
+
     pub(super) fn row_cells(&mut self, row: &ast::Row, cols: &[(String, Ty)], arrow_ok: bool) -> Vec<Const> {
         if row.arrow && !arrow_ok {
             self.err(
@@ -604,21 +625,8 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            let cells = match result_ty {
-                Some(rt) => {
-                    if !row.arrow || row.cells.len() != 1 {
-                        self.err(
-                            "E0305",
-                            row.span,
-                            "this table gives one value per row: `range => value`",
-                            "expected `=> value`",
-                            None,
-                        );
-                        continue;
-                    }
-                    vec![self.cell_const(&row.cells[0], rt)]
-                }
-                None => self.row_cells(row, cols, false),
+            let Some(cells) = self.range_cells(row, result_ty, cols) else {
+                continue;
             };
             if rhi < lo || rlo > hi {
                 self.warn(
