@@ -639,3 +639,35 @@ fn odds_tables_align_whatever_the_label_widths() {
     }
     assert_eq!(tables, 4, "the outcomes and one table per varying field: {text}");
 }
+
+/// "How lucky was that?": `odds --observed FIELD=VALUE` gives the exact chance of at least, at
+/// most and exactly that value. A Combat 3000 kill roll is 2d10 + effect: with effect 1 a total of
+/// 19 or more needs 18+ on 2d10 (6/100), exactly 19 needs 18 (3/100); a total no roll can give
+/// still has its odds; a field or value that does not exist is a usage error naming the choices.
+#[test]
+fn odds_observed_gives_the_chance_of_doing_at_least_that_well() {
+    let base = ["odds", "combat3000.kill", "--set", "effect=1"];
+    let with = |obs: &str| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend(["--observed", obs, "--json"]);
+        json(&a.iter().map(|s| &**s).collect::<Vec<_>>())["observed"].clone()
+    };
+    let o = with("total=19");
+    assert_eq!(
+        (num(&o["at_least"]), num(&o["at_most"]), num(&o["exactly"])),
+        ("3/50".into(), "97/100".into(), "3/100".into())
+    );
+    let o = with("total=2");
+    assert_eq!((num(&o["at_least"]), num(&o["exactly"])), ("1/1".into(), "0/1".into()));
+    let o = with("killed=true");
+    assert_eq!(num(&o["at_least"]), num(&o["exactly"]));
+    let out = rulebook(&["odds", "combat3000.kill", "--set", "effect=1", "--observed", "totl=3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no field `totl`; did you mean total"), "{}", stderr(&out));
+    let out = rulebook(&["odds", "combat3000.kill", "--set", "effect=1", "--observed", "killed=maybe"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("it takes false, true"), "{}", stderr(&out));
+    let text = rulebook(&["odds", "combat3000.kill", "--set", "effect=1", "--observed", "total=19"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("observed total = 19:\n  at least 19    3/50    6.00%"), "{text}");
+}

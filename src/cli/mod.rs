@@ -187,6 +187,11 @@ pub struct OddsArgs {
     /// 24 outcomes, the text merges outcomes that differ only in the order of a list (and says so)
     #[arg(long)]
     pub ordered: bool,
+    /// How lucky was that? `FIELD=VALUE` (or `VALUE` for an outcome that is not a record): the
+    /// chance of at least, at most and exactly that value, in the order of the field's values
+    /// (numbers by size, enums by declaration order)
+    #[arg(long, value_name = "FIELD=VALUE")]
+    pub observed: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -21,13 +21,23 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     let bound = inputs::bind(r, &args.inputs)?;
     let dist = super::exact_odds(r, &bound, args.budget)?;
     let path = format!("{}.{}", s.name, r.name);
+    let observed = args.observed.as_deref().map(|text| observed(&dist, text)).transpose()?;
     if args.json {
         let outcomes: Vec<serde_json::Value> = dist
             .outcomes
             .iter()
             .map(|(o, p)| json!({"outcome": o.to_json(), "probability": p.numer_denom_string()}))
             .collect();
-        let doc = json!({"resolver": path, "inputs": inputs::to_json(r, &bound), "outcomes": outcomes});
+        let mut doc = json!({"resolver": path, "inputs": inputs::to_json(r, &bound), "outcomes": outcomes});
+        if let Some(o) = &observed {
+            doc["observed"] = json!({
+                "field": o.field,
+                "value": o.value.to_json(),
+                "at_least": o.at_least.numer_denom_string(),
+                "at_most": o.at_most.numer_denom_string(),
+                "exactly": o.exactly.numer_denom_string(),
+            });
+        }
         writeln!(out, "{}", pretty(&doc)?)?;
         return Ok(());
     }
@@ -102,7 +112,94 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
             write_table(&rows, out)?;
         }
     }
+    if let Some(o) = observed {
+        let name = if o.field.is_empty() {
+            "the outcome".to_string()
+        } else {
+            o.field.clone()
+        };
+        writeln!(out, "\nobserved {name} = {}:", o.value)?;
+        let rows = [
+            (format!("at least {}", o.value), &o.at_least),
+            (format!("at most {}", o.value), &o.at_most),
+            (format!("exactly {}", o.value), &o.exactly),
+        ];
+        let rows: Vec<(String, &rt::Prob)> = rows.iter().map(|(l, p)| (l.clone(), *p)).collect();
+        write_table(&rows, out)?;
+    }
     Ok(())
+}
+
+/// `--observed`: the chances of at least, at most and exactly one value of a field.
+struct Observed {
+    field: String,
+    value: rt::Value,
+    at_least: rt::Prob,
+    at_most: rt::Prob,
+    exactly: rt::Prob,
+}
+
+/// Reads `FIELD=VALUE` (or a bare `VALUE` for an outcome that is not a record) against the exact
+/// distribution. A number need not be a possible outcome (`damage=7` when damage is always even);
+/// any other value must be one of the field's values, and a field one of the outcome's.
+fn observed(dist: &rt::Distribution<rt::Value>, text: &str) -> Result<Observed, CliError> {
+    let fields: Vec<&'static str> = match dist.outcomes.first() {
+        Some((rt::Value::Record(f), _)) => f.iter().map(|(k, _)| *k).collect(),
+        _ => Vec::new(),
+    };
+    let (field, wanted) = match text.split_once('=') {
+        Some((f, v)) => (f.trim().to_string(), v.trim().to_string()),
+        None if fields.is_empty() => (String::new(), text.trim().to_string()),
+        None => {
+            return Err(CliError::usage(format!(
+                "--observed needs FIELD=VALUE: the outcome has the fields {}",
+                fields.join(", ")
+            )))
+        }
+    };
+    let m = if field.is_empty() {
+        dist.clone()
+    } else {
+        let Some(&f) = fields.iter().find(|&&f| f == field) else {
+            let near = rt::names::nearest(&field, &fields, 3);
+            let hint = if near.is_empty() { fields.join(", ") } else { near.join(" or ") };
+            return Err(CliError::usage(format!(
+                "--observed: the outcome has no field `{field}`; did you mean {hint}?"
+            )));
+        };
+        dist.marginal(|o| o.field(f).cloned().unwrap_or(rt::Value::None))
+    };
+    let value = match wanted.parse::<i64>() {
+        Ok(n) if m.outcomes.iter().all(|(v, _)| matches!(v, rt::Value::Int(_))) => rt::Value::Int(n),
+        _ => match m.outcomes.iter().find(|(v, _)| v.to_string() == wanted) {
+            Some((v, _)) => v.clone(),
+            None => {
+                let shown: Vec<String> = m.outcomes.iter().map(|(v, _)| v.to_string()).collect();
+                return Err(CliError::usage(format!(
+                    "--observed: `{wanted}` is not a value {} takes; it takes {}",
+                    if field.is_empty() {
+                        "the outcome".to_string()
+                    } else {
+                        format!("`{field}`")
+                    },
+                    shown.join(", ")
+                )));
+            }
+        },
+    };
+    let sum = |keep: &dyn Fn(&rt::Value) -> bool| {
+        m.outcomes
+            .iter()
+            .filter(|(v, _)| keep(v))
+            .fold(rt::Prob::zero(), |a, (_, p)| a.add(p))
+    };
+    Ok(Observed {
+        at_least: sum(&|v| *v >= value),
+        at_most: sum(&|v| *v <= value),
+        exactly: sum(&|v| *v == value),
+        field,
+        value,
+    })
 }
 
 /// The distribution with every list sorted, outcomes that become equal merged (their
