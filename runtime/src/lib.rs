@@ -6,6 +6,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod bind;
+pub mod chain;
 pub mod dice;
 pub mod error;
 pub mod names;
@@ -21,6 +22,7 @@ pub mod value;
 pub use serde;
 
 pub use bind::{bind_inputs, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
+pub use chain::{chain, Chain};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};

@@ -192,6 +192,15 @@ pub struct OddsArgs {
     /// (numbers by size, enums by declaration order)
     #[arg(long, value_name = "FIELD=VALUE")]
     pub observed: Option<String>,
+    /// Run the resolver as one round of a procedure, round after round, until its yes/no output
+    /// FIELD is yes: each round's outputs named like its inputs are the next round's inputs (the
+    /// other inputs, such as a policy, stay). Rounds that reach the same state merge, so a
+    /// battle to elimination has exact odds: the end, and the chance it is over by each round
+    #[arg(long, value_name = "FIELD")]
+    pub until: Option<String>,
+    /// With --until: the most rounds computed; what is still running then is reported
+    #[arg(long, value_name = "N", default_value_t = 200, requires = "until", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub rounds: u32,
 }
 
 #[derive(Args, Debug)]
@@ -481,6 +490,12 @@ pub(crate) fn find_resolver(
 /// progress; past one second a bar shows on a terminal, and past `budget` seconds it is stopped
 /// with an error that says how far it got and what to do instead.
 pub(crate) fn exact_odds(r: &'static rt::ResolverInfo, inputs: &rt::Inputs, budget: u64) -> Result<rt::Distribution<rt::Value>, CliError> {
+    with_budget(budget, || r.odds(inputs))
+}
+
+/// Runs an exact computation on a worker thread under `budget` seconds (then it is stopped),
+/// showing its progress on a terminal after a second.
+pub(crate) fn with_budget<T: Send>(budget: u64, work: impl FnOnce() -> Result<T, rt::Error> + Send) -> Result<T, CliError> {
     use std::io::IsTerminal;
     use std::sync::atomic::Ordering::Relaxed;
     use std::time::{Duration, Instant};
@@ -491,7 +506,7 @@ pub(crate) fn exact_odds(r: &'static rt::ResolverInfo, inputs: &rt::Inputs, budg
         let (tx, rx) = std::sync::mpsc::channel();
         let w = watch.clone();
         s.spawn(move || {
-            let _ = tx.send(rt::with_watch(w, || r.odds(inputs)));
+            let _ = tx.send(rt::with_watch(w, work));
         });
         let mut bar: Option<indicatif::ProgressBar> = None;
         let result = loop {

@@ -19,7 +19,19 @@ const BAR_WIDTH: u64 = 40;
 pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     let bound = inputs::bind(r, &args.inputs)?;
-    let dist = super::exact_odds(r, &bound, args.budget)?;
+    let chain = match &args.until {
+        Some(until) => {
+            let rounds = args.rounds;
+            Some(super::with_budget(args.budget, || {
+                rt::chain(r, &bound, until, rounds, &mut |state| r.odds(state))
+            })?)
+        }
+        None => None,
+    };
+    let dist = match &chain {
+        Some(c) => c.end.clone(),
+        None => super::exact_odds(r, &bound, args.budget)?,
+    };
     let path = format!("{}.{}", s.name, r.name);
     let observed = args.observed.as_deref().map(|text| observed(&dist, text)).transpose()?;
     if args.json {
@@ -29,6 +41,12 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
             .map(|(o, p)| json!({"outcome": o.to_json(), "probability": p.numer_denom_string()}))
             .collect();
         let mut doc = json!({"resolver": path, "inputs": inputs::to_json(r, &bound), "outcomes": outcomes});
+        if let (Some(c), Some(until)) = (&chain, &args.until) {
+            doc["until"] = json!(until);
+            doc["finished_by_round"] = json!(c.finished_by_round.iter().map(|p| p.numer_denom_string()).collect::<Vec<_>>());
+            doc["unfinished"] = json!(c.unfinished.numer_denom_string());
+            doc["states"] = json!(c.states);
+        }
         if let Some(o) = &observed {
             doc["observed"] = json!({
                 "field": o.field,
@@ -58,7 +76,14 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
             (dist, Vec::new())
         }
     };
-    writeln!(out, "{path}{title}: exact odds")?;
+    match (&chain, &args.until) {
+        (Some(c), Some(until)) => writeln!(
+            out,
+            "{path}{title}: exact odds, round after round until `{until}` ({} distinct states)",
+            c.states
+        )?,
+        _ => writeln!(out, "{path}{title}: exact odds")?,
+    }
     writeln!(out, "\ninputs:")?;
     write!(out, "{}", inputs::lines(r, &bound))?;
     // Fields of a record outcome that take one value in every outcome are said once, above the
@@ -110,6 +135,21 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
             let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
             writeln!(out, "\n{field}:")?;
             write_table(&rows, out)?;
+        }
+    }
+    if let Some(c) = &chain {
+        writeln!(out, "\nover by round:")?;
+        let labels: Vec<String> = (1..=c.finished_by_round.len()).map(|k| k.to_string()).collect();
+        let rows: Vec<(String, &rt::Prob)> = labels.iter().cloned().zip(c.finished_by_round.iter()).collect();
+        write_table(&rows, out)?;
+        if !c.unfinished.is_zero() {
+            writeln!(
+                out,
+                "  still running after {} rounds: {} ({}%); --rounds computes more",
+                c.finished_by_round.len(),
+                c.unfinished.numer_denom_string(),
+                c.unfinished.percent(2)
+            )?;
         }
     }
     if let Some(o) = observed {
