@@ -2,6 +2,7 @@
 //! that maps failures to exit codes. Each verb lives in its own file and writes to injected
 //! writers, so tests run it against a hand-built registry and inspect the exact output.
 
+mod chart;
 mod check;
 mod diff;
 mod inputs;
@@ -187,6 +188,9 @@ pub struct OddsArgs {
     /// 24 outcomes, the text merges outcomes that differ only in the order of a list (and says so)
     #[arg(long)]
     pub ordered: bool,
+    /// Also draw the result as an SVG chart in FILE (written whole or not at all)
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -210,6 +214,9 @@ pub struct SimArgs {
     /// Print JSON: {"resolver","inputs","runs","seed","outcomes":{value:{"probability","ci95"}},"fields","means"}
     #[arg(long)]
     pub json: bool,
+    /// Also draw the result as an SVG chart in FILE (written whole or not at all)
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -231,6 +238,10 @@ pub struct DiffArgs {
     /// Print JSON instead of text
     #[arg(long)]
     pub json: bool,
+    /// Also draw the two distributions side by side as an SVG chart in FILE (with a resolver,
+    /// not --all; written whole or not at all)
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "all")]
+    pub chart: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
