@@ -460,13 +460,15 @@ fn histogram<DB: DrawingBackend>(
         .axis_desc_style(("sans-serif", 16))
         .draw()
         .map_err(draw_error)?;
+    // Rectangles rather than plotters' `Histogram`, which sums its data in a hash map and so
+    // writes its bars in an order that changes from run to run.
     chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .style(HISTOGRAM.filled())
-                .margin(2)
-                .data(bars.iter().copied()),
-        )
+        .draw_series(bars.iter().map(|&(v, share)| {
+            let corners = [(SegmentValue::Exact(v), share), (SegmentValue::Exact(v.saturating_add(1)), 0.0)];
+            let mut bar = Rectangle::new(corners, HISTOGRAM.filled());
+            bar.set_margin(0, 0, 2, 2);
+            bar
+        }))
         .map_err(draw_error)?;
     Ok(())
 }
@@ -531,4 +533,66 @@ fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(label: &str, p: f64) -> BarRow {
+        BarRow {
+            label: label.to_string(),
+            values: vec![p],
+            texts: vec![format!("{p}")],
+        }
+    }
+
+    #[test]
+    fn text_from_rules_or_inputs_cannot_break_the_svg() {
+        let chart = Chart {
+            title: "a <b> & \"c\"\u{1}".into(),
+            inputs: vec!["name=\"x\u{7}y\"".into()],
+            panels: vec![Panel {
+                title: "t\u{0}".into(),
+                kind: Kind::Bars {
+                    series: vec!["p".into()],
+                    rows: vec![row("</text>&amp;\u{1b}", 0.25), row("x", 0.75)],
+                },
+            }],
+            notes: vec!["\r\n".into()],
+        };
+        let svg = render(&chart).unwrap_or_else(|e| panic!("{e}"));
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}"));
+        let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).map(str::trim).collect();
+        assert!(texts.contains(&"a <b> & \"c\"?"), "{texts:?}");
+        assert!(texts.contains(&"</text>&amp;?"), "{texts:?}");
+    }
+
+    #[test]
+    fn a_long_panel_keeps_the_most_probable_rows_in_order_and_sums_the_rest() {
+        let rows: Vec<BarRow> = (0..100)
+            .map(|i| row(&format!("r{i}"), if i % 10 == 0 { 0.05 } else { 0.5 / 90.0 }))
+            .collect();
+        let capped = capped_bars(&rows);
+        assert_eq!(capped.len(), MAX_ROWS);
+        // The ten large rows all stay, in their order.
+        let labels: Vec<&str> = capped.iter().map(|r| r.label.as_str()).collect();
+        let large: Vec<&str> = labels
+            .iter()
+            .copied()
+            .filter(|l| l.strip_prefix('r').and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n % 10 == 0))
+            .collect();
+        assert_eq!(large, ["r0", "r10", "r20", "r30", "r40", "r50", "r60", "r70", "r80", "r90"]);
+        assert_eq!(labels.last(), Some(&"… 61 more"));
+        let total: f64 = capped.iter().map(|r| r.values[0]).sum();
+        assert!((total - 1.0).abs() < 1e-9, "{total}");
+    }
+
+    #[test]
+    fn exact_probabilities_become_floats_only_to_be_drawn() {
+        let third = rt::Prob::new(1, 3).unwrap_or_else(|e| panic!("{e}"));
+        assert!((to_f64(&third) - 1.0 / 3.0).abs() < 1e-15);
+        assert_eq!(to_f64(&rt::Prob::one()), 1.0);
+        assert_eq!(to_f64(&rt::Prob::zero()), 0.0);
+    }
 }
