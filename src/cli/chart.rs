@@ -310,6 +310,7 @@ fn bars<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(clean(title), ("sans-serif", 20).into_font().style(FontStyle::Bold))
         .margin(12)
+        .margin_right(28)
         .x_label_area_size(44)
         .y_label_area_size(label_width(&labels))
         .build_cartesian_2d(0f64..max, 0f64..n as f64)
@@ -376,6 +377,7 @@ fn estimates<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(clean(title), ("sans-serif", 20).into_font().style(FontStyle::Bold))
         .margin(12)
+        .margin_right(28)
         .x_label_area_size(44)
         .y_label_area_size(label_width(&labels))
         .build_cartesian_2d(0f64..max, 0f64..n as f64)
@@ -383,6 +385,8 @@ fn estimates<DB: DrawingBackend>(
     let plain = |x: &f64| {
         if max >= 10.0 {
             format!("{x:.0}")
+        } else if max >= 1.0 {
+            format!("{x:.1}")
         } else {
             format!("{x:.2}")
         }
@@ -440,6 +444,7 @@ fn histogram<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(clean(title), ("sans-serif", 20).into_font().style(FontStyle::Bold))
         .margin(12)
+        .margin_right(28)
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d((lo..hi).into_segmented(), 0f64..max)
