@@ -471,6 +471,20 @@ fn check_writes_diagnostics_to_stderr_and_json_to_stdout() {
     assert!(stderr(&text).contains("a.rules:4:"), "{}", stderr(&text));
     let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(doc["errors"], 1);
+    // Each diagnostic says where it is field by field, for editors and CI annotations: `nope`
+    // on line 4, columns 11 to 15 (the column after its last character).
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert!(d["code"].as_str().is_some_and(|c| c.starts_with('E')), "{d}");
+    assert!(d["message"].as_str().is_some_and(|m| m.contains("nope")), "{d}");
+    assert!(d["file"].as_str().is_some_and(|f| f.ends_with("tiny/a.rules")), "{d}");
+    assert_eq!((&d["line"], &d["column"]), (&Value::from(4), &Value::from(11)), "{d}");
+    assert_eq!((&d["end_line"], &d["end_column"]), (&Value::from(4), &Value::from(15)), "{d}");
+    assert_eq!(
+        d["location"].as_str(),
+        Some(format!("{}:4:11", d["file"].as_str().unwrap_or("")).as_str())
+    );
+    assert!(d.get("help").is_some(), "{d}");
 }
 
 #[test]

@@ -17,7 +17,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The arguments as run: `my-rules` is the scratch export. In a debug build `sim` runs 200 times
+/// The arguments as run: `my-rules` is the scratch export, and a `--chart FILE` is written
+/// beside it rather than into the checkout. In a debug build `sim` runs 200 times
 /// instead of the 10000 or 100000 shown: a debug `sim mercenary.battle` does about 170 runs a
 /// second on 2 shared cores (58 s for 10000), and the release binary well over 10000 a second.
 fn as_run(args: &[String], my_rules: &Path) -> Vec<String> {
@@ -25,6 +26,8 @@ fn as_run(args: &[String], my_rules: &Path) -> Vec<String> {
     for a in args {
         let a = if a == "my-rules" {
             my_rules.to_string_lossy().to_string()
+        } else if out.last().is_some_and(|p| p == "--chart") {
+            chart_path(my_rules, a).to_string_lossy().to_string()
         } else {
             a.clone()
         };
@@ -36,6 +39,21 @@ fn as_run(args: &[String], my_rules: &Path) -> Vec<String> {
         });
     }
     out
+}
+
+/// Where a command's `--chart FILE` is written: beside the scratch `my-rules`.
+fn chart_path(my_rules: &Path, file: &str) -> PathBuf {
+    my_rules.with_file_name(Path::new(file).file_name().unwrap_or_default())
+}
+
+/// A command that draws a chart wrote an SVG.
+fn assert_chart_written(args: &[String]) {
+    if let Some(i) = args.iter().position(|a| a == "--chart") {
+        let file = &args[i + 1];
+        let svg = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("rulebook {}: no chart: {e}", args.join(" ")));
+        assert!(svg.starts_with("<svg"), "rulebook {}: {file} is not an SVG", args.join(" "));
+        std::fs::remove_file(file).unwrap();
+    }
 }
 
 fn run(args: &[String]) -> std::process::Output {
@@ -67,6 +85,7 @@ fn every_readme_command_runs_and_prints_what_the_readme_shows() {
             c.args.join(" "),
             String::from_utf8_lossy(&out.stderr)
         );
+        assert_chart_written(&args);
         if c.args.iter().any(|a| a == "my-rules") {
             continue; // its output depends on the README's edits: tests/editor_loop.rs
         }
@@ -144,6 +163,7 @@ fn every_help_example_runs() {
             ex.join(" "),
             String::from_utf8_lossy(&out.stderr)
         );
+        assert_chart_written(&args);
     }
     assert!(examples.len() >= 20, "{examples:?}");
 }

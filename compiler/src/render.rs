@@ -186,15 +186,47 @@ impl miette::Diagnostic for Shown<'_> {
 
 /// `file:line:col` of a diagnostic (1-based), as editors and CI logs expect.
 pub fn location(d: &Diagnostic, sources: &[SourceFile]) -> String {
-    match sources.get(d.span.file) {
-        Some(s) => {
-            let upto = &s.text[..d.span.start.min(s.text.len())];
-            let line = upto.matches('\n').count() + 1;
-            let col = upto.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
-            format!("{}:{line}:{col}", s.path)
-        }
+    match position(d, sources) {
+        Some(p) => format!("{}:{}:{}", p.file, p.line, p.column),
         None => "<unknown>".to_string(),
     }
+}
+
+/// Where a diagnostic is, for editors and CI annotations: the file, and the 1-based line and
+/// column (in characters) of the start of its span and of its end (the column just after its
+/// last character; the start again for an empty span).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+/// The [`Position`] of a diagnostic, `None` when its file is not among `sources`.
+pub fn position(d: &Diagnostic, sources: &[SourceFile]) -> Option<Position> {
+    let s = sources.get(d.span.file)?;
+    let line_col = |offset: usize| -> (usize, usize) {
+        // A span inside a character (never made by the parser) counts from that character's start.
+        let mut at = offset.min(s.text.len());
+        while !s.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let upto = &s.text[..at];
+        let line = upto.matches('\n').count() + 1;
+        let col = upto.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+        (line, col)
+    };
+    let (line, column) = line_col(d.span.start);
+    let (end_line, end_column) = line_col(d.span.end.max(d.span.start));
+    Some(Position {
+        file: s.path.clone(),
+        line,
+        column,
+        end_line,
+        end_column,
+    })
 }
 
 /// Render diagnostics as plain text (no colour, fixed width) in the order given.

@@ -36,7 +36,14 @@ pub struct Tally {
     pub numbers: BTreeMap<String, (BigRational, BigRational)>,
     /// Numeric fields: the smallest and largest value any run gave.
     pub bounds: BTreeMap<String, (BigRational, BigRational)>,
+    /// Top-level whole-number fields (`rounds`): how many runs gave each value, for a chart of
+    /// the distribution; `None` once a field took more than [`MAX_HISTOGRAM_VALUES`] values
+    /// (whatever the threads: a part past the limit makes the whole past it).
+    pub histograms: BTreeMap<String, Option<BTreeMap<i64, u64>>>,
 }
+
+/// Distinct values a field's histogram keeps before it gives up (see [`Tally::histograms`]).
+pub const MAX_HISTOGRAM_VALUES: usize = 1000;
 
 impl Tally {
     fn add(&mut self, outcome: &Value) {
@@ -45,7 +52,12 @@ impl Tally {
         flatten("", outcome, &mut flat);
         for (path, v) in flat {
             match v {
-                Value::Int(i) => self.number(path, BigRational::from_integer(BigInt::from(i))),
+                Value::Int(i) => {
+                    if !path.contains('.') {
+                        self.count_value(&path, i, 1);
+                    }
+                    self.number(path, BigRational::from_integer(BigInt::from(i)))
+                }
                 Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
                 Value::None => {}
                 other => *self.categories.entry(path).or_default().entry(other).or_insert(0) += 1,
@@ -71,6 +83,19 @@ impl Tally {
             let counts = self.categories.entry(f.name.to_string()).or_default();
             for v in values {
                 counts.entry(v).or_insert(0);
+            }
+        }
+    }
+
+    fn count_value(&mut self, path: &str, value: i64, runs: u64) {
+        let h = match self.histograms.get_mut(path) {
+            Some(h) => h,
+            None => self.histograms.entry(path.to_string()).or_insert_with(|| Some(BTreeMap::new())),
+        };
+        if let Some(counts) = h {
+            *counts.entry(value).or_insert(0) += runs;
+            if counts.len() > MAX_HISTOGRAM_VALUES {
+                *h = None;
             }
         }
     }
@@ -112,6 +137,18 @@ impl Tally {
         }
         for (k, (lo, hi)) in &o.bounds {
             self.bound(k, lo, hi);
+        }
+        for (k, h) in o.histograms {
+            match h {
+                Some(counts) => {
+                    for (v, c) in counts {
+                        self.count_value(&k, v, c);
+                    }
+                }
+                None => {
+                    self.histograms.insert(k, None);
+                }
+            }
         }
         for (k, (s, q)) in o.numbers {
             let e = self.numbers.entry(k).or_insert_with(|| (BigRational::zero(), BigRational::zero()));
@@ -308,5 +345,20 @@ mod tests {
         let split = tally_of(&values, 3);
         assert_eq!(split.bounds, tally_of(&values, 1).bounds);
         assert_eq!(split.mean("lost"), Some(e));
+    }
+
+    #[test]
+    fn histograms_count_every_value_and_merge_to_the_same_counts_whatever_the_split() {
+        let values: Vec<i64> = (0..500).map(|i| i % 7).collect();
+        let one = tally_of(&values, 1);
+        let counts = one.histograms.get("lost").cloned().flatten().unwrap_or_default();
+        assert_eq!(counts.len(), 7);
+        assert_eq!(counts.get(&0), Some(&72));
+        assert_eq!(counts.values().sum::<u64>(), 500);
+        assert_eq!(tally_of(&values, 3).histograms, one.histograms);
+        // Past the limit of distinct values the histogram is dropped, however the runs were split.
+        let many: Vec<i64> = (0..=MAX_HISTOGRAM_VALUES as i64).collect();
+        assert_eq!(tally_of(&many, 1).histograms.get("lost"), Some(&None));
+        assert_eq!(tally_of(&many, 4).histograms.get("lost"), Some(&None));
     }
 }

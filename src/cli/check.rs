@@ -29,11 +29,20 @@ pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
             .diagnostics
             .iter()
             .map(|d| {
+                // Where, both as `file:line:col` and field by field (1-based; columns in
+                // characters; the end is the column after the span's last character), for editors
+                // and CI annotations.
+                let at = render::position(d, &compiled.sources);
                 serde_json::json!({
                     "code": d.code,
                     "severity": if d.is_error() { "error" } else if d.is_warning() { "warning" } else { "note" },
                     "message": d.message,
                     "location": render::location(d, &compiled.sources),
+                    "file": at.as_ref().map(|p| p.file.clone()),
+                    "line": at.as_ref().map(|p| p.line),
+                    "column": at.as_ref().map(|p| p.column),
+                    "end_line": at.as_ref().map(|p| p.end_line),
+                    "end_column": at.as_ref().map(|p| p.end_column),
                     "label": d.label,
                     "help": d.help,
                 })

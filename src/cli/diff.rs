@@ -3,7 +3,7 @@
 //! whose default situation moved, by how much, and every table row that changed.
 
 use super::list::pretty;
-use super::{inputs, pad, CliError, DiffArgs};
+use super::{chart, inputs, pad, CliError, DiffArgs};
 use rulebook::{LoadError, Rules};
 use rulebook_compiler::ir;
 use rulebook_runtime as rt;
@@ -174,6 +174,9 @@ fn write_rows(rows: &[(String, rt::Prob, rt::Prob)], out: &mut dyn Write) -> Res
 }
 
 fn one(old: &Side, new: &Side, path: &str, args: &DiffArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if let Some(file) = &args.chart {
+        chart::check_target(file)?;
+    }
     let (r, bound, before) = odds_on(old, path, &args.inputs)?;
     let (_, _, after) = odds_on(new, path, &args.inputs)?;
     let joint = rows_by(&before, &after, |o| o.clone());
@@ -186,6 +189,12 @@ fn one(old: &Side, new: &Side, path: &str, args: &DiffArgs, out: &mut dyn Write)
         .iter()
         .map(|&f| (f, rows_by(&before, &after, move |o| o.field(f).cloned().unwrap_or(rt::Value::None))))
         .collect();
+    // The chart first: when it cannot be written, the error is all the output.
+    if let Some(file) = &args.chart {
+        let title = format!("{path}: exact odds in {} (before) and {} (after)", old.label, new.label);
+        let c = diff_chart(title, inputs::items(r, &bound), old, new, &joint, &per_field, &total);
+        chart::write(file, &c)?;
+    }
     if args.json {
         let rows = |rows: &[Row], key: &str| -> Vec<serde_json::Value> {
             rows.iter()
@@ -239,6 +248,73 @@ fn one(old: &Side, new: &Side, path: &str, args: &DiffArgs, out: &mut dyn Write)
         total.numer_denom_string()
     )?;
     Ok(())
+}
+
+/// The chart of a diff: before and after side by side, a pair of bars per outcome, in a panel per
+/// field that changed (every field when none did), or one panel of whole outcomes when the
+/// outcome is not a record.
+fn diff_chart(
+    title: String,
+    inputs: Vec<String>,
+    old: &Side,
+    new: &Side,
+    joint: &[Row],
+    per_field: &[(&'static str, Vec<Row>)],
+    total: &rt::Prob,
+) -> chart::Chart {
+    let text = |p: &rt::Prob| {
+        let (f, pc) = shown(p);
+        format!("{f}  {pc}").trim_end().to_string()
+    };
+    let panel = |title: String, rows: Vec<(String, &rt::Prob, &rt::Prob)>| chart::Panel {
+        title,
+        kind: chart::Kind::Bars {
+            series: vec![format!("before: {}", old.label), format!("after: {}", new.label)],
+            rows: rows
+                .into_iter()
+                .map(|(label, b, a)| chart::BarRow {
+                    label,
+                    values: vec![chart::to_f64(b), chart::to_f64(a)],
+                    texts: vec![text(b), text(a)],
+                })
+                .collect(),
+        },
+    };
+    let changed: Vec<&(&'static str, Vec<Row>)> = per_field
+        .iter()
+        .filter(|(_, rows)| rows.iter().any(|(_, b, a)| !change(b, a).is_zero()))
+        .collect();
+    let fields: Vec<&(&'static str, Vec<Row>)> = if changed.is_empty() { per_field.iter().collect() } else { changed };
+    let panels: Vec<chart::Panel> = if fields.is_empty() {
+        vec![panel(
+            "outcomes".into(),
+            joint.iter().map(|(k, b, a)| (super::compact(k), b, a)).collect(),
+        )]
+    } else {
+        fields
+            .iter()
+            .map(|(f, rows)| panel(f.to_string(), rows.iter().map(|(k, b, a)| (k.to_string(), b, a)).collect()))
+            .collect()
+    };
+    let unchanged: Vec<&str> = per_field
+        .iter()
+        .filter(|(_, rows)| rows.iter().all(|(_, b, a)| change(b, a).is_zero()))
+        .map(|(f, _)| *f)
+        .collect();
+    let mut notes = vec![format!(
+        "probability moved between whole outcomes: {}%  ({})",
+        total.percent(2),
+        total.numer_denom_string()
+    )];
+    if !unchanged.is_empty() && !total.is_zero() {
+        notes.push(format!("unchanged: {}", unchanged.join(", ")));
+    }
+    chart::Chart {
+        title,
+        inputs,
+        panels,
+        notes,
+    }
 }
 
 /// A value of each input type for the default situation: the declared default, else the first

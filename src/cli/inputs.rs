@@ -102,6 +102,11 @@ pub fn to_json(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> serde_json::Value {
     serde_json::Value::Object(ordered(r, inputs).into_iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
 }
 
+/// `name=value` of every input, in declaration order (a chart's subtitle).
+pub fn items(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> Vec<String> {
+    ordered(r, inputs).into_iter().map(|(k, v)| format!("{k}={v}")).collect()
+}
+
 /// "  name = value" lines, names aligned.
 pub fn lines(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> String {
     let items = ordered(r, inputs);

@@ -2,6 +2,7 @@
 //! that maps failures to exit codes. Each verb lives in its own file and writes to injected
 //! writers, so tests run it against a hand-built registry and inspect the exact output.
 
+mod chart;
 mod check;
 mod diff;
 mod inputs;
@@ -76,11 +77,13 @@ result. --set takes precedence over values from --input.")]
 Examples:
   rulebook odds starleader.fire --set weapon=\"Ghazi 10/7\" --set special_results=true
   rulebook odds starleader.fire --input examples/starleader-fire.yaml --json
+  rulebook odds starleader.to_hit --set weapon=\"Ghazi 10/7\" --chart to-hit.svg   a bar per outcome
 
 Probabilities are exact fractions; every dice branch is enumerated, nothing is sampled. Fields
 that are the same in every outcome are said once. Text shows lists as multisets: outcomes that
 differ only in the order of a list are one row (--ordered shows every order); --json is always
-exact, every order its own outcome.")]
+exact, every order its own outcome. --chart FILE.svg also draws the distribution: a bar per
+outcome (and per value of each field that varies), the exact fraction at its end.")]
     Odds(OddsArgs),
     /// Check rule sources for errors without building
     #[command(after_help = "\
@@ -96,12 +99,15 @@ diagnostic names file:line:col, shows the line with a caret and says how to fix 
 Examples:
   rulebook sim mercenary.battle --input examples/mercenary-infantry-clash.yaml --runs 10000 --seed 7
   rulebook sim mercenary.battle --input examples/mercenary-lost-command.yaml --runs 100000 --seed 1 --threads 2 --json
+  rulebook sim mercenary.battle --input examples/mercenary-infantry-clash.yaml --runs 2000 --chart battle.svg
 
 Each run's dice come from the seed and the run number only, so the report is byte-identical for a
 given --seed whatever --threads is. Runs use every core by default; a progress bar shows on a
 terminal; timings go to stderr. Invalid input is refused before anything is simulated. The text
 says once the fields that are the same in every run and reports only those that vary (the
-outcome field always); --json reports every field.")]
+outcome field always); --json reports every field. --chart FILE.svg also draws each outcome's
+share of the runs with its 95% interval, the distribution of the first whole-number output that
+varies (a battle's rounds) and the means with their intervals.")]
     Sim(SimArgs),
     /// Compare two versions of the rules: how an edit moves the exact odds
     #[command(after_help = "\
@@ -109,12 +115,14 @@ Examples:
   rulebook diff builtin my-rules starleader.to_hit --set weapon=\"Ghazi 10/7\"
   rulebook diff builtin my-rules --all
   rulebook diff builtin my-rules starleader.fire --input examples/starleader-fire.yaml --json
+  rulebook diff builtin my-rules starleader.to_hit --set weapon=\"Ghazi 10/7\" --chart diff.svg
 
 OLD and NEW are rules folders (one sub-folder per system), or `builtin` for the rules compiled
 into this binary. With a resolver: the exact distribution of one situation in each, and the
 change per outcome. With --all: every table row that changed, and every resolver whose default
 situation (declared defaults, else the first value each input allows) moved, and by how much.
-`rulebook export DIR` writes the built-in rules to a folder to edit.")]
+--chart FILE.svg draws before and after side by side, a pair of bars per outcome. `rulebook export
+DIR` writes the built-in rules to a folder to edit.")]
     Diff(DiffArgs),
     /// Write the built-in rules text to a folder, to edit and run with --rules DIR
     #[command(after_help = "\
@@ -201,6 +209,9 @@ pub struct OddsArgs {
     /// With --until: the most rounds computed; what is still running then is reported
     #[arg(long, value_name = "N", default_value_t = 200, requires = "until", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub rounds: u32,
+    /// Also draw the result as an SVG chart in FILE (written whole or not at all)
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -224,6 +235,9 @@ pub struct SimArgs {
     /// Print JSON: {"resolver","inputs","runs","seed","outcomes":{value:{"probability","ci95"}},"fields","means"}
     #[arg(long)]
     pub json: bool,
+    /// Also draw the result as an SVG chart in FILE (written whole or not at all)
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -245,6 +259,10 @@ pub struct DiffArgs {
     /// Print JSON instead of text
     #[arg(long)]
     pub json: bool,
+    /// Also draw the two distributions side by side as an SVG chart in FILE (with a resolver,
+    /// not --all; written whole or not at all)
+    #[arg(long, value_name = "FILE.svg", conflicts_with = "all")]
+    pub chart: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

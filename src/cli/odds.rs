@@ -5,7 +5,7 @@
 //! always exact, every order its own outcome.
 
 use super::list::pretty;
-use super::{compact, inputs, pad, CliError, OddsArgs};
+use super::{chart, compact, inputs, pad, CliError, OddsArgs};
 use rulebook_runtime as rt;
 use serde_json::json;
 use std::io::Write;
@@ -19,6 +19,9 @@ const BAR_WIDTH: u64 = 40;
 pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     let bound = inputs::bind(r, &args.inputs)?;
+    if let Some(file) = &args.chart {
+        chart::check_target(file)?;
+    }
     let chain = match &args.until {
         Some(until) => {
             let rounds = args.rounds;
@@ -32,9 +35,21 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         Some(c) => c.end.clone(),
         None => super::exact_odds(r, &bound, args.budget)?,
     };
-    let path = format!("{}.{}", s.name, r.name);
     let observed = args.observed.as_deref().map(|text| observed(&dist, text)).transpose()?;
-    if args.json {
+    let path = format!("{}.{}", s.name, r.name);
+    let title = if r.title.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", r.title)
+    };
+    let heading = match (&chain, &args.until) {
+        (Some(c), Some(until)) => format!(
+            "{path}{title}: exact odds, round after round until `{until}` ({} distinct states)",
+            c.states
+        ),
+        _ => format!("{path}{title}: exact odds"),
+    };
+    let json_doc = if args.json {
         let outcomes: Vec<serde_json::Value> = dist
             .outcomes
             .iter()
@@ -56,86 +71,25 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
                 "exactly": o.exactly.numer_denom_string(),
             });
         }
+        Some(doc)
+    } else {
+        None
+    };
+    // JSON alone needs no view (merging lists can take a while on a large distribution).
+    let view = (!args.json || args.chart.is_some()).then(|| View::of(dist, args.ordered));
+    // The chart first: when it cannot be written, the error is all the output.
+    if let (Some(file), Some(view)) = (&args.chart, &view) {
+        chart::write(file, &view.chart(heading.clone(), inputs::items(r, &bound)))?;
+    }
+    if let Some(doc) = json_doc {
         writeln!(out, "{}", pretty(&doc)?)?;
         return Ok(());
     }
-    let title = if r.title.is_empty() {
-        String::new()
-    } else {
-        format!(" — {}", r.title)
-    };
-    // Order can be the point of a list (who acts first), so lists are merged as multisets only
-    // when the ordered table would be long and merging shortens it.
-    let (dist, grouped) = if args.ordered || dist.outcomes.len() <= MAX_ORDERED_ROWS {
-        (dist, Vec::new())
-    } else {
-        let (merged, lists) = as_multisets(dist.clone());
-        if merged.outcomes.len() < dist.outcomes.len() {
-            (merged, lists)
-        } else {
-            (dist, Vec::new())
-        }
-    };
-    match (&chain, &args.until) {
-        (Some(c), Some(until)) => writeln!(
-            out,
-            "{path}{title}: exact odds, round after round until `{until}` ({} distinct states)",
-            c.states
-        )?,
-        _ => writeln!(out, "{path}{title}: exact odds")?,
-    }
+    writeln!(out, "{heading}")?;
     writeln!(out, "\ninputs:")?;
     write!(out, "{}", inputs::lines(r, &bound))?;
-    // Fields of a record outcome that take one value in every outcome are said once, above the
-    // table; the table and the per-field sections show only the fields that vary.
-    let fields: Vec<&'static str> = match dist.outcomes.first() {
-        Some((rt::Value::Record(f), _)) => f.iter().map(|(k, _)| *k).collect(),
-        _ => Vec::new(),
-    };
-    let marginals: Vec<(&'static str, rt::Distribution<rt::Value>)> = fields
-        .iter()
-        .map(|&f| (f, dist.marginal(|o| o.field(f).cloned().unwrap_or(rt::Value::None))))
-        .collect();
-    let (fixed, varying): (Vec<_>, Vec<_>) = marginals.iter().partition(|(_, m)| m.outcomes.len() == 1);
-    let label = |o: &rt::Value| -> String {
-        if varying.is_empty() {
-            return compact(o);
-        }
-        varying
-            .iter()
-            .map(|(f, _)| format!("{f}={}", o.field(f).cloned().unwrap_or(rt::Value::None)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let rows: Vec<(String, &rt::Prob)> = dist.outcomes.iter().map(|(o, p)| (label(o), p)).collect();
-    writeln!(out, "\noutcomes ({}):", rows.len())?;
-    if !grouped.is_empty() {
-        let fields: Vec<String> = grouped.iter().filter(|f| !f.is_empty()).map(|f| format!("`{f}`")).collect();
-        let which = if fields.is_empty() {
-            String::new()
-        } else {
-            format!(" in {}", fields.join(", "))
-        };
-        writeln!(
-            out,
-            "  lists are shown as multisets: order ignored{which} (--ordered shows every order)"
-        )?;
-    }
-    if !varying.is_empty() && !fixed.is_empty() {
-        let same: Vec<String> = fixed
-            .iter()
-            .filter_map(|(f, m)| m.outcomes.first().map(|(v, _)| format!("{f}={v}")))
-            .collect();
-        writeln!(out, "  in every outcome: {}", same.join(" "))?;
-    }
-    write_table(&rows, out)?;
-    // Marginals only add information when several fields vary.
-    if varying.len() > 1 {
-        for (field, m) in &varying {
-            let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
-            writeln!(out, "\n{field}:")?;
-            write_table(&rows, out)?;
-        }
+    if let Some(view) = view {
+        view.write_text(out)?;
     }
     if let Some(c) = &chain {
         writeln!(out, "\nover by round:")?;
@@ -168,6 +122,142 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         write_table(&rows, out)?;
     }
     Ok(())
+}
+
+/// The distribution as the text shows it (and the chart draws it): lists merged as multisets
+/// in a long table, the fields every outcome shares said once, a row per outcome labelled with
+/// the fields that vary, and the distribution of each varying field.
+struct View {
+    /// Outcome fields whose lists were merged as multisets (empty: every order kept).
+    grouped: Vec<&'static str>,
+    /// `field=value` of the fields with one value in every outcome.
+    fixed: Vec<String>,
+    /// Each varying field with its own distribution.
+    varying: Vec<(&'static str, rt::Distribution<rt::Value>)>,
+    /// Label and probability of each outcome.
+    rows: Vec<(String, rt::Prob)>,
+}
+
+impl View {
+    fn of(dist: rt::Distribution<rt::Value>, ordered: bool) -> View {
+        // Order can be the point of a list (who acts first), so lists are merged as multisets only
+        // when the ordered table would be long and merging shortens it.
+        let (dist, grouped) = if ordered || dist.outcomes.len() <= MAX_ORDERED_ROWS {
+            (dist, Vec::new())
+        } else {
+            let (merged, lists) = as_multisets(dist.clone());
+            if merged.outcomes.len() < dist.outcomes.len() {
+                (merged, lists)
+            } else {
+                (dist, Vec::new())
+            }
+        };
+        // Fields of a record outcome that take one value in every outcome are said once, above the
+        // table; the table and the per-field sections show only the fields that vary.
+        let fields: Vec<&'static str> = match dist.outcomes.first() {
+            Some((rt::Value::Record(f), _)) => f.iter().map(|(k, _)| *k).collect(),
+            _ => Vec::new(),
+        };
+        let marginals: Vec<(&'static str, rt::Distribution<rt::Value>)> = fields
+            .iter()
+            .map(|&f| (f, dist.marginal(|o| o.field(f).cloned().unwrap_or(rt::Value::None))))
+            .collect();
+        let (fixed, varying): (Vec<_>, Vec<_>) = marginals.into_iter().partition(|(_, m)| m.outcomes.len() == 1);
+        let label = |o: &rt::Value| -> String {
+            if varying.is_empty() {
+                return compact(o);
+            }
+            varying
+                .iter()
+                .map(|(f, _)| format!("{f}={}", o.field(f).cloned().unwrap_or(rt::Value::None)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let rows = dist.outcomes.iter().map(|(o, p)| (label(o), p.clone())).collect();
+        let fixed = fixed
+            .iter()
+            .filter_map(|(f, m)| m.outcomes.first().map(|(v, _)| format!("{f}={v}")))
+            .collect();
+        View {
+            grouped,
+            fixed,
+            varying,
+            rows,
+        }
+    }
+
+    fn write_text(&self, out: &mut dyn Write) -> Result<(), CliError> {
+        writeln!(out, "\noutcomes ({}):", self.rows.len())?;
+        if let Some(note) = self.grouped_note() {
+            writeln!(out, "  {note}")?;
+        }
+        if !self.varying.is_empty() && !self.fixed.is_empty() {
+            writeln!(out, "  in every outcome: {}", self.fixed.join(" "))?;
+        }
+        let rows: Vec<(String, &rt::Prob)> = self.rows.iter().map(|(l, p)| (l.clone(), p)).collect();
+        write_table(&rows, out)?;
+        // Marginals only add information when several fields vary.
+        if self.varying.len() > 1 {
+            for (field, m) in &self.varying {
+                let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
+                writeln!(out, "\n{field}:")?;
+                write_table(&rows, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn grouped_note(&self) -> Option<String> {
+        if self.grouped.is_empty() {
+            return None;
+        }
+        let fields: Vec<String> = self.grouped.iter().filter(|f| !f.is_empty()).map(|f| format!("`{f}`")).collect();
+        let which = if fields.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", fields.join(", "))
+        };
+        Some(format!(
+            "lists are shown as multisets: order ignored{which} (--ordered shows every order)"
+        ))
+    }
+
+    /// The chart: a panel with a bar per outcome, then, when several fields vary, a panel per field.
+    fn chart(&self, title: String, inputs: Vec<String>) -> chart::Chart {
+        let bars = |rows: Vec<(String, &rt::Prob)>| chart::Kind::Bars {
+            series: vec!["probability".to_string()],
+            rows: rows
+                .into_iter()
+                .map(|(label, p)| chart::BarRow {
+                    label,
+                    values: vec![chart::to_f64(p)],
+                    texts: vec![format!("{}  {}%", p.numer_denom_string(), p.percent(2))],
+                })
+                .collect(),
+        };
+        let mut panels = vec![chart::Panel {
+            title: format!("outcomes ({})", self.rows.len()),
+            kind: bars(self.rows.iter().map(|(l, p)| (l.clone(), p)).collect()),
+        }];
+        if self.varying.len() > 1 {
+            for (field, m) in &self.varying {
+                panels.push(chart::Panel {
+                    title: field.to_string(),
+                    kind: bars(m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect()),
+                });
+            }
+        }
+        let mut notes: Vec<String> = self.grouped_note().into_iter().collect();
+        if !self.varying.is_empty() && !self.fixed.is_empty() {
+            notes.push(format!("in every outcome: {}", self.fixed.join(" ")));
+        }
+        chart::Chart {
+            title,
+            inputs,
+            panels,
+            notes,
+        }
+    }
 }
 
 /// `--observed`: the chances of at least, at most and exactly one value of a field.

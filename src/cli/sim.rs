@@ -3,7 +3,7 @@
 //! whatever `--threads` is; timings go to stderr only.
 
 use super::list::pretty;
-use super::{inputs, CliError, SimArgs};
+use super::{chart, inputs, CliError, SimArgs};
 use rulebook_runtime as rt;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
@@ -12,6 +12,9 @@ use std::time::Instant;
 pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     let bound = inputs::bind(r, &args.inputs)?;
+    if let Some(file) = &args.chart {
+        chart::check_target(file)?;
+    }
     let file = args
         .inputs
         .input
@@ -65,6 +68,11 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
 
     let path = format!("{}.{}", s.name, r.name);
     let main = main_field(&tally);
+    // The chart first: when it cannot be written, the error is all the output.
+    if let Some(file) = &args.chart {
+        let title = format!("{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed);
+        chart::write(file, &sim_chart(title, inputs::items(r, &bound), r, &tally, main.as_deref()))?;
+    }
     if args.json {
         let mut outcomes = serde_json::Map::new();
         if let Some(field) = &main {
@@ -167,6 +175,97 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         }
     }
     Ok(())
+}
+
+/// The chart of a simulation: each outcome field the text reports, every value with its share of
+/// the runs and 95% interval; the distribution of the first whole-number output that varies (the
+/// rounds of a battle); the means the text reports (losses), with their intervals.
+fn sim_chart(title: String, inputs: Vec<String>, r: &rt::ResolverInfo, tally: &rt::Tally, main: Option<&str>) -> chart::Chart {
+    let shown = |f: &str| !f.contains('"');
+    let same = same_in_every_run(tally);
+    let constant = |f: &str| same.iter().any(|(k, _)| k == f);
+    let mut order: Vec<&String> = tally
+        .categories
+        .keys()
+        .filter(|f| shown(f) && (Some(f.as_str()) == main || !constant(f)))
+        .collect();
+    order.sort_by_key(|f| (Some(f.as_str()) != main, f.to_string()));
+    let mut panels = Vec::new();
+    for field in order {
+        let rows = proportions(tally, field)
+            .into_iter()
+            .map(|(label, p, e)| chart::EstimateRow {
+                label,
+                value: p,
+                low: e.low,
+                high: e.high,
+                text: format!("{:.3}%  [{:.3}%, {:.3}%]", p * 100.0, e.low * 100.0, e.high * 100.0),
+            })
+            .collect();
+        panels.push(chart::Panel {
+            title: format!("{field}: share of runs, 95% interval"),
+            kind: chart::Kind::Estimates {
+                rows,
+                percent: true,
+                axis: "probability".into(),
+            },
+        });
+    }
+    let spread = r.outputs.iter().find_map(|o| {
+        let counts = tally.histograms.get(o.name)?.as_ref()?;
+        (counts.len() > 1).then_some((o.name, counts))
+    });
+    if let Some((name, counts)) = spread {
+        let runs = tally.runs.max(1) as f64;
+        panels.push(chart::Panel {
+            title: format!("{name}: distribution over the runs"),
+            kind: chart::Kind::Histogram {
+                axis: name.to_string(),
+                bars: counts.iter().map(|(&v, &k)| (v, k as f64 / runs)).collect(),
+            },
+        });
+    }
+    let means: Vec<chart::EstimateRow> = tally
+        .numbers
+        .keys()
+        .filter(|f| shown(f) && !constant(f))
+        .filter_map(|f| tally.mean(f).map(|e| (f.clone(), e)))
+        .filter(|(_, e)| e.value != 0.0 || e.high != 0.0)
+        .map(|(label, e)| chart::EstimateRow {
+            label,
+            value: e.value,
+            low: e.low,
+            high: e.high,
+            text: format!("{:.3}  [{:.3}, {:.3}]", e.value, e.low, e.high),
+        })
+        .collect();
+    if !means.is_empty() {
+        panels.push(chart::Panel {
+            title: "means per run, 95% interval (zero means left out)".into(),
+            kind: chart::Kind::Estimates {
+                rows: means,
+                percent: false,
+                axis: "mean per run".into(),
+            },
+        });
+    }
+    let said: Vec<String> = same
+        .iter()
+        .filter(|(f, _)| shown(f) && Some(f.as_str()) != main)
+        .filter(|(f, v)| !(v == "0" && tally.numbers.contains_key(f)))
+        .map(|(f, v)| format!("{f}={v}"))
+        .collect();
+    let notes = if said.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!("in every run: {}", said.join(" "))]
+    };
+    chart::Chart {
+        title,
+        inputs,
+        panels,
+        notes,
+    }
 }
 
 /// Runs timed before the estimate (at least 64 per thread).
