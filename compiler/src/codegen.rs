@@ -1045,10 +1045,10 @@ impl<'a> Gen<'a> {
                 // Dice with a per-die modifier and floor also trace each face as counted.
                 let adjusted = if matches!(dice.read, Read::SumFloor { .. }) {
                     let _ = writeln!(o, "let {var}_spec: rt::DiceSpec = {spec};");
-                    let _ = writeln!(o, "let {var}: i64 = dice.roll(&{var}_spec)?;");
+                    let _ = writeln!(o, "let {var}: i64 = dice.roll_for(&{var}_spec, {})?;", lit(label));
                     format!("{var}_spec.adjusted_faces(dice.last_faces())")
                 } else {
-                    let _ = writeln!(o, "let {var}: i64 = dice.roll(&{spec})?;");
+                    let _ = writeln!(o, "let {var}: i64 = dice.roll_for(&{spec}, {})?;", lit(label));
                     "Vec::new()".to_string()
                 };
                 let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {}.to_string(), faces: dice.last_faces().to_vec(), adjusted: {adjusted}, value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(&dice.notation), lit(cite));
