@@ -20,7 +20,7 @@ pub mod value;
 /// Serde, for the `Serialize` impls of generated types (`rt::serde::Serialize`).
 pub use serde;
 
-pub use bind::{bind_inputs, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
+pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};

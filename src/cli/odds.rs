@@ -7,7 +7,6 @@
 use super::list::pretty;
 use super::{compact, inputs, pad, CliError, OddsArgs};
 use rulebook_runtime as rt;
-use serde_json::json;
 use std::io::Write;
 
 /// Outcome rows shown as they are; past this, outcomes that differ only in a list's order merge.
@@ -22,13 +21,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     let dist = super::exact_odds(r, &bound, args.budget)?;
     let path = format!("{}.{}", s.name, r.name);
     if args.json {
-        let outcomes: Vec<serde_json::Value> = dist
-            .outcomes
-            .iter()
-            .map(|(o, p)| json!({"outcome": o.to_json(), "probability": p.numer_denom_string()}))
-            .collect();
-        let doc = json!({"resolver": path, "inputs": inputs::to_json(r, &bound), "outcomes": outcomes});
-        writeln!(out, "{}", pretty(&doc)?)?;
+        writeln!(out, "{}", pretty(&rulebook::json::odds(s, r, &bound, &dist))?)?;
         return Ok(());
     }
     let title = if r.title.is_empty() {
