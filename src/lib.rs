@@ -8,8 +8,6 @@
 pub use rulebook_interp::{LoadError, Rules};
 pub use rulebook_runtime as runtime;
 
-pub mod json;
-
 include!(concat!(env!("OUT_DIR"), "/rules.rs"));
 
 /// The built-in rules text (the `rules-src/` this crate was built from), loaded for the

@@ -131,7 +131,7 @@ fn samples() -> Vec<rt::Event> {
 
 fn doc_of(trace: Value) -> Value {
     json!({
-        "format_version": rulebook::json::TRACE_FORMAT_VERSION,
+        "format_version": rt::json::TRACE_FORMAT_VERSION,
         "resolver": "book.fire",
         "inputs": {"weapon": "Ghazi 10/7"},
         "outcome": {"result": "hit"},
@@ -143,10 +143,10 @@ fn doc_of(trace: Value) -> Value {
 fn the_schema_is_versioned_as_the_documents_are() {
     let s = schema();
     assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
-    assert_eq!(s["$id"], rulebook::json::TRACE_SCHEMA_ID);
-    assert_eq!(s["properties"]["format_version"]["const"], rulebook::json::TRACE_FORMAT_VERSION);
+    assert_eq!(s["$id"], rt::json::TRACE_SCHEMA_ID);
+    assert_eq!(s["properties"]["format_version"]["const"], rt::json::TRACE_FORMAT_VERSION);
     assert!(
-        rulebook::json::TRACE_SCHEMA_ID.ends_with(&format!(":{}", rulebook::json::TRACE_FORMAT_VERSION)),
+        rt::json::TRACE_SCHEMA_ID.ends_with(&format!(":{}", rt::json::TRACE_FORMAT_VERSION)),
         "the schema's $id names its version"
     );
     let v = validator();
@@ -322,7 +322,7 @@ fn random_rolls_of_every_resolver_are_valid() {
                 let Ok(outcome) = r.run_traced(&mut rt::Seeded::new(seed), &mut rec, &inputs) else {
                     continue;
                 };
-                let doc = rulebook::json::roll(s, r, &inputs, &outcome, &rec.events).unwrap();
+                let doc = rt::json::roll(s, r, &inputs, &outcome, &rec.events).unwrap();
                 let errors = problems(&v, &doc);
                 assert!(errors.is_empty(), "{}.{} seed {seed}:\n{}", s.name, r.name, errors.join("\n"));
                 rolled += 1;

@@ -30,7 +30,7 @@ fn example_json(file: &str) -> String {
 fn a_seeded_starleader_fire_is_the_command_lines() {
     let inputs = example_json("examples/starleader-fire.yaml");
     assert_eq!(inputs, r#"{"weapon":"Ghazi 10/7","range_hexes":5,"armor_rating":2}"#);
-    let reg = Registry::builtin();
+    let reg = Registry::builtin().unwrap();
     for seed in ["0", "7", "42", "18446744073709551615"] {
         let cli = stdout(&[
             "roll",
@@ -48,7 +48,7 @@ fn a_seeded_starleader_fire_is_the_command_lines() {
 
 #[test]
 fn scripted_dice_odds_lists_and_sims_are_the_command_lines() {
-    let reg = Registry::builtin();
+    let reg = Registry::builtin().unwrap();
     let inputs = example_json("examples/starleader-fire.yaml");
     let cli = stdout(&[
         "roll",

@@ -8,6 +8,7 @@
 pub mod bind;
 pub mod dice;
 pub mod error;
+pub mod json;
 pub mod names;
 pub mod num;
 pub mod odds;

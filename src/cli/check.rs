@@ -25,7 +25,7 @@ pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
     let elapsed = started.elapsed();
     let errors = compiled.errors();
     if json {
-        let doc = rulebook::json::check(&compiled);
+        let doc = compiled.to_json();
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         // Diagnostics are messages about the run, so they go to stderr; stdout keeps the result.

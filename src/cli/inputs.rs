@@ -94,12 +94,12 @@ fn mentions_set(e: &rt::Error, sets: &[(String, String)]) -> bool {
 
 /// Inputs as a JSON object in declaration order.
 pub fn to_json(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> serde_json::Value {
-    rulebook::json::inputs(r, inputs)
+    rt::json::inputs(r, inputs)
 }
 
 /// "  name = value" lines, names aligned.
 pub fn lines(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> String {
-    let items = rulebook::json::ordered_inputs(r, inputs);
+    let items = rt::json::ordered_inputs(r, inputs);
     if items.is_empty() {
         return "  (none)\n".to_string();
     }

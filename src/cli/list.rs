@@ -11,7 +11,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn W
         Some(path) if path.contains('.') => {
             let (s, r) = super::find_resolver(systems, path)?;
             if args.json {
-                writeln!(out, "{}", pretty(&rulebook::json::resolver(s, r))?)?;
+                writeln!(out, "{}", pretty(&rt::json::resolver(s, r))?)?;
             } else {
                 write_resolver(s, r, out)?;
             }
@@ -23,7 +23,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn W
             }
             let s = rt::find_system(systems, name)?;
             if args.json {
-                writeln!(out, "{}", pretty(&rulebook::json::system(s))?)?;
+                writeln!(out, "{}", pretty(&rt::json::system(s))?)?;
             } else {
                 write_system(s, out)?;
             }
@@ -33,7 +33,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn W
 }
 
 pub(crate) fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
-    rulebook::json::pretty(v).map_err(|e| CliError {
+    rt::json::pretty(v).map_err(|e| CliError {
         message: format!("cannot encode JSON: {e}"),
         code: 1,
     })
@@ -41,7 +41,7 @@ pub(crate) fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
 
 fn list_systems(systems: &[&'static rt::SystemInfo], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
     if json {
-        writeln!(out, "{}", pretty(&rulebook::json::systems(systems))?)?;
+        writeln!(out, "{}", pretty(&rt::json::systems(systems))?)?;
         return Ok(());
     }
     if systems.is_empty() {

@@ -21,7 +21,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     let dist = super::exact_odds(r, &bound, args.budget)?;
     let path = format!("{}.{}", s.name, r.name);
     if args.json {
-        writeln!(out, "{}", pretty(&rulebook::json::odds(s, r, &bound, &dist))?)?;
+        writeln!(out, "{}", pretty(&rt::json::odds(s, r, &bound, &dist))?)?;
         return Ok(());
     }
     let title = if r.title.is_empty() {

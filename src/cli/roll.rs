@@ -36,7 +36,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
         }
     };
     if args.json {
-        let doc = rulebook::json::roll(s, r, &bound, &outcome, &rec.events).map_err(|e| CliError {
+        let doc = rt::json::roll(s, r, &bound, &outcome, &rec.events).map_err(|e| CliError {
             message: format!("cannot encode trace: {e}"),
             code: 1,
         })?;

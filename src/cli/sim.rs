@@ -63,7 +63,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     );
 
     if args.json {
-        writeln!(out, "{}", pretty(&rulebook::json::sim(s, r, &bound, &tally, args.runs, args.seed))?)?;
+        writeln!(out, "{}", pretty(&rt::json::sim(s, r, &bound, &tally, args.runs, args.seed))?)?;
         return Ok(());
     }
     let path = format!("{}.{}", s.name, r.name);

@@ -4,10 +4,10 @@
 //! with `--json` (`rulebook::json`), byte for byte.
 
 use crate::dice::{AskingDice, Request};
-use rulebook::json;
-use rulebook::runtime as rt;
 use rulebook_compiler::check::SourceFile;
 use rulebook_compiler::driver;
+use rulebook_runtime as rt;
+use rulebook_runtime::json;
 
 /// A failure to hand back to JavaScript as an `Error` with this message: what is wrong and, for
 /// names and values, the nearest valid choices (as the command line says it after `error: `).
@@ -47,10 +47,27 @@ pub struct Registry {
 pub const MAX_SIM_RUNS: u64 = 100_000_000;
 
 impl Registry {
-    /// The rules compiled into the package.
-    pub fn builtin() -> Registry {
-        Registry {
+    /// The built-in rules: compiled into the package (feature `compiled`, on by default), or
+    /// without it their text run by the interpreter (the same documents, byte for byte, from a
+    /// build that takes minutes less: CI's browser test).
+    pub fn builtin() -> Result<Registry> {
+        #[cfg(feature = "compiled")]
+        return Ok(Registry {
             systems: rulebook::SYSTEMS.to_vec(),
+        });
+        #[cfg(not(feature = "compiled"))]
+        {
+            type Loaded = std::result::Result<rulebook_interp::Rules, String>;
+            static RULES: std::sync::OnceLock<Loaded> = std::sync::OnceLock::new();
+            let loaded = RULES.get_or_init(|| {
+                rulebook_interp::Rules::from_sources(driver::sources_from_pairs("rules-src", RULES_SOURCES)).map_err(|e| e.to_string())
+            });
+            match loaded {
+                Ok(rules) => Ok(Registry {
+                    systems: rules.systems().to_vec(),
+                }),
+                Err(e) => Err(ApiError(format!("the built-in rules do not load: {e}"))),
+            }
         }
     }
 
@@ -59,7 +76,7 @@ impl Registry {
     /// check` shows them). Each load is kept for the rest of the program (the registry hands out
     /// `'static` references, as compiled code does), so load a set of rules once and keep it.
     pub fn load(files_json: &str) -> Result<Registry> {
-        match rulebook::Rules::from_sources(sources(files_json)?) {
+        match rulebook_interp::Rules::from_sources(sources(files_json)?) {
             Ok(rules) => Ok(Registry {
                 systems: rules.systems().to_vec(),
             }),
@@ -209,6 +226,13 @@ impl Registry {
     }
 }
 
+/// The built-in rules text: (path under the rules folder, text), from the compiled rules or,
+/// without them, embedded by `build.rs`.
+#[cfg(feature = "compiled")]
+use rulebook::RULES_SOURCES;
+#[cfg(not(feature = "compiled"))]
+include!(concat!(env!("OUT_DIR"), "/rules_sources.rs"));
+
 /// The error message that stops a `roll_step` at the first throw it has no faces for.
 const NEED_MORE: &str = "more faces needed";
 
@@ -216,7 +240,7 @@ const NEED_MORE: &str = "more faces needed";
 /// diagnostic as `rulebook check` shows it (file:line:col, the line, a caret, help).
 pub fn check_rules(files_json: &str) -> Result<String> {
     let compiled = driver::compile_sources(sources(files_json)?);
-    let mut doc = json::check(&compiled);
+    let mut doc = compiled.to_json();
     if let serde_json::Value::Object(m) = &mut doc {
         m.insert("rendered".into(), compiled.render().into());
     }
@@ -226,7 +250,7 @@ pub fn check_rules(files_json: &str) -> Result<String> {
 /// The built-in rules text, `{"starleader/fire.rules": "...", ...}`: a starting point to edit
 /// and load with [`Registry::load`] (what `rulebook export` writes to a folder).
 pub fn builtin_rules_text() -> Result<String> {
-    let files: serde_json::Map<String, serde_json::Value> = rulebook::RULES_SOURCES
+    let files: serde_json::Map<String, serde_json::Value> = RULES_SOURCES
         .iter()
         .map(|(p, t)| (p.to_string(), serde_json::Value::from(*t)))
         .collect();
@@ -331,7 +355,7 @@ mod tests {
 
     #[test]
     fn lists_systems_and_typed_inputs() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         let v = doc(&reg.list().unwrap());
         let names: Vec<&str> = v["systems"]
             .as_array()
@@ -339,7 +363,10 @@ mod tests {
             .iter()
             .map(|s| s["name"].as_str().unwrap())
             .collect();
-        assert!(names.contains(&"starleader") && names.len() == rulebook::SYSTEMS.len(), "{names:?}");
+        assert!(
+            names.contains(&"starleader") && names.len() == Registry::builtin().unwrap().systems().len(),
+            "{names:?}"
+        );
         let s = doc(&reg.resolvers("starleader").unwrap());
         let fire = s["resolvers"].as_array().unwrap().iter().find(|r| r["name"] == "fire").unwrap();
         let input = |name: &str| {
@@ -367,7 +394,7 @@ mod tests {
 
     #[test]
     fn unknown_names_say_the_nearest() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         assert_eq!(
             reg.resolvers("starlader").unwrap_err().0,
             "unknown system `starlader`; did you mean `starleader`"
@@ -391,7 +418,7 @@ mod tests {
 
     #[test]
     fn roll_is_seeded_and_traced() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         let a = reg.roll("starleader.fire", FIRE, 7).unwrap();
         assert_eq!(a, reg.roll("starleader.fire", FIRE, 7).unwrap());
         let v = doc(&a);
@@ -416,7 +443,7 @@ mod tests {
 
     #[test]
     fn scripted_faces_replay_a_seeded_roll() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         let seeded = doc(&reg.roll("starleader.fire", FIRE, 11).unwrap());
         let faces: Vec<i64> = seeded["trace"]
             .as_array()
@@ -443,7 +470,7 @@ mod tests {
 
     #[test]
     fn asked_dice_drive_the_resolution_and_name_each_roll() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         let mut asked = Vec::new();
         let out = reg
             .roll_asking("starleader.fire", FIRE, |req| {
@@ -479,7 +506,7 @@ mod tests {
 
     #[test]
     fn roll_step_asks_one_throw_at_a_time() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         let mut faces: Vec<i64> = Vec::new();
         let mut steps = 0;
         let done = loop {
@@ -514,7 +541,7 @@ mod tests {
 
     #[test]
     fn odds_are_exact_fractions() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         let v = doc(&reg.odds("starleader.to_hit", r#"{"weapon": "Ghazi 10/7"}"#).unwrap());
         assert_eq!(chance(&v, "hit"), (145, 432));
         assert_eq!(chance(&v, "miss"), (287, 432));
@@ -547,7 +574,7 @@ mod tests {
 
     #[test]
     fn sim_is_seeded_and_bounded() {
-        let reg = Registry::builtin();
+        let reg = Registry::builtin().unwrap();
         let a = reg.sim("starleader.fire", FIRE, 200, 3).unwrap();
         assert_eq!(a, reg.sim("starleader.fire", FIRE, 200, 3).unwrap());
         let v = doc(&a);
@@ -575,7 +602,7 @@ mod tests {
         assert_eq!(v["errors"], 0);
         // The interpreter gives the compiled rules' documents, byte for byte.
         let interp = Registry::load(&files).unwrap();
-        let builtin = Registry::builtin();
+        let builtin = Registry::builtin().unwrap();
         assert_eq!(
             interp.roll("starleader.fire", FIRE, 7).unwrap(),
             builtin.roll("starleader.fire", FIRE, 7).unwrap()

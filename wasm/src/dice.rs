@@ -3,8 +3,8 @@
 //! dice rolled by another program, drive the resolution. Faces are taken in the order seeded and
 //! scripted dice use, so the trace's faces replay the same roll as `--dice`.
 
-use rulebook::runtime as rt;
-use rulebook::runtime::{Dice, DiceSpec, Error};
+use rulebook_runtime as rt;
+use rulebook_runtime::{Dice, DiceSpec, Error};
 
 /// Why a throw is asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +155,7 @@ impl<F: FnMut(&Request) -> Result<Vec<i64>, String>> Dice for AskingDice<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rulebook::runtime::{Read, Scripted};
+    use rulebook_runtime::{Read, Scripted};
 
     /// Asks from a list, recording every request.
     fn from_list(faces: Vec<i64>) -> impl FnMut(&Request) -> Result<Vec<i64>, String> {

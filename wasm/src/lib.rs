@@ -75,47 +75,53 @@ fn ask_js(ask: &js_sys::Function) -> impl FnMut(&dice::Request) -> Result<Vec<i6
 /// Every built-in system: `{"systems": [{"name", "title", "resolvers", "tables", "options"}]}`.
 #[wasm_bindgen]
 pub fn systems() -> Result<String, JsError> {
-    Registry::builtin().list().map_err(js)
+    Registry::builtin().map_err(js)?.list().map_err(js)
 }
 
 /// A built-in system's resolvers with their typed inputs (and its tables and options), as
 /// `rulebook list SYSTEM --json`; `SYSTEM.RESOLVER` gives that resolver alone.
 #[wasm_bindgen]
 pub fn resolvers(system: &str) -> Result<String, JsError> {
-    Registry::builtin().resolvers(system).map_err(js)
+    Registry::builtin().map_err(js)?.resolvers(system).map_err(js)
 }
 
 /// One resolution with seeded dice, as `rulebook roll RESOLVER --seed SEED --json`.
 #[wasm_bindgen]
 pub fn roll(resolver: &str, inputs_json: &str, seed: JsValue) -> Result<String, JsError> {
     let seed = self::seed(&seed).map_err(js)?;
-    Registry::builtin().roll(resolver, inputs_json, seed).map_err(js)
+    Registry::builtin().map_err(js)?.roll(resolver, inputs_json, seed).map_err(js)
 }
 
 /// One resolution with the faces given (`[6, 6, 5]` or `6,6,5`), as `rulebook roll --dice`.
 #[wasm_bindgen]
 pub fn roll_with_dice(resolver: &str, inputs_json: &str, faces: &str) -> Result<String, JsError> {
-    Registry::builtin().roll_with_dice(resolver, inputs_json, faces).map_err(js)
+    Registry::builtin()
+        .map_err(js)?
+        .roll_with_dice(resolver, inputs_json, faces)
+        .map_err(js)
 }
 
 /// One resolution whose every throw is asked of `ask({label, dice, sides, count, lowest,
 /// highest, why})`, which returns the faces (dice thrown at the table).
 #[wasm_bindgen]
 pub fn roll_interactive(resolver: &str, inputs_json: &str, ask: &js_sys::Function) -> Result<String, JsError> {
-    Registry::builtin().roll_asking(resolver, inputs_json, ask_js(ask)).map_err(js)
+    Registry::builtin()
+        .map_err(js)?
+        .roll_asking(resolver, inputs_json, ask_js(ask))
+        .map_err(js)
 }
 
 /// One step of a resolution with dice thrown elsewhere, for asynchronous dialogs: the next throw
 /// the rules need given the faces so far, or the finished roll.
 #[wasm_bindgen]
 pub fn roll_step(resolver: &str, inputs_json: &str, faces: &str) -> Result<String, JsError> {
-    Registry::builtin().roll_step(resolver, inputs_json, faces).map_err(js)
+    Registry::builtin().map_err(js)?.roll_step(resolver, inputs_json, faces).map_err(js)
 }
 
 /// The exact probability of every outcome, as fractions, as `rulebook odds --json`.
 #[wasm_bindgen]
 pub fn odds(resolver: &str, inputs_json: &str) -> Result<String, JsError> {
-    Registry::builtin().odds(resolver, inputs_json).map_err(js)
+    Registry::builtin().map_err(js)?.odds(resolver, inputs_json).map_err(js)
 }
 
 /// `runs` seeded runs, as `rulebook sim --runs RUNS --seed SEED --json`.
@@ -123,7 +129,7 @@ pub fn odds(resolver: &str, inputs_json: &str) -> Result<String, JsError> {
 pub fn sim(resolver: &str, inputs_json: &str, runs: f64, seed: JsValue) -> Result<String, JsError> {
     let runs = api::whole_number("runs", runs).map_err(js)?;
     let seed = self::seed(&seed).map_err(js)?;
-    Registry::builtin().sim(resolver, inputs_json, runs, seed).map_err(js)
+    Registry::builtin().map_err(js)?.sim(resolver, inputs_json, runs, seed).map_err(js)
 }
 
 /// Diagnostics of rules given as text, `{"SYSTEM/NAME.rules": "text", ...}`, as `rulebook

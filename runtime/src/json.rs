@@ -1,9 +1,14 @@
-//! The JSON documents of `rulebook list`, `roll`, `odds`, `sim` and `check --json`, built here once
-//! for every front end: the command line prints them, and `rulebook-wasm` hands the very same
-//! documents to JavaScript. `docs/trace.schema.json` describes the `roll` document.
+//! The JSON documents of `rulebook list`, `roll`, `odds` and `sim --json`, built from the registry
+//! once for every front end: the command line prints them, and `rulebook-wasm` hands the very
+//! same documents to JavaScript. `docs/trace.schema.json` (at the root of the repository)
+//! describes the `roll` document; `check --json`'s is `Compiled::to_json` in the compiler.
 
-use crate::runtime as rt;
-use rulebook_compiler::{driver, render};
+use crate::bind::parse_input;
+use crate::odds::Distribution;
+use crate::registry::{ResolverInfo, SystemInfo, Ty};
+use crate::sim::Tally;
+use crate::trace::Event;
+use crate::value::{Inputs, Value as V};
 use serde_json::{json, Map, Value};
 
 /// The version of the `roll` document (its `format_version` field), of its trace events in
@@ -20,7 +25,7 @@ pub fn pretty(v: &Value) -> Result<String, serde_json::Error> {
 }
 
 /// `rulebook list --json`: every system with the names of its resolvers, tables and options.
-pub fn systems(systems: &[&'static rt::SystemInfo]) -> Value {
+pub fn systems(systems: &[&'static SystemInfo]) -> Value {
     let all: Vec<Value> = systems
         .iter()
         .map(|s| {
@@ -37,7 +42,7 @@ pub fn systems(systems: &[&'static rt::SystemInfo]) -> Value {
 }
 
 /// `rulebook list SYSTEM --json`: the system's options, resolvers (each as [`resolver`]) and tables.
-pub fn system(s: &rt::SystemInfo) -> Value {
+pub fn system(s: &SystemInfo) -> Value {
     json!({
         "name": s.name,
         "title": s.title,
@@ -60,7 +65,7 @@ pub fn system(s: &rt::SystemInfo) -> Value {
 /// input has its type as text (`type`, as `rulebook list` shows it) and as data (`type_info`: the
 /// kind, an int's bounds, an enum's or a key's choices, a list's item type, a record's fields),
 /// its default as text (`default`, parsed as `--set` parses it) and as a value (`default_value`).
-pub fn resolver(s: &rt::SystemInfo, r: &rt::ResolverInfo) -> Value {
+pub fn resolver(s: &SystemInfo, r: &ResolverInfo) -> Value {
     json!({
         "name": r.name,
         "path": format!("{}.{}", s.name, r.name),
@@ -72,7 +77,7 @@ pub fn resolver(s: &rt::SystemInfo, r: &rt::ResolverInfo) -> Value {
             "type": i.ty.to_string(),
             "type_info": ty(i.ty),
             "default": i.default,
-            "default_value": i.default.and_then(|d| rt::parse_input(i.name, i.ty, d).ok()).map(|v| v.to_json()),
+            "default_value": i.default.and_then(|d| parse_input(i.name, i.ty, d).ok()).map(|v| v.to_json()),
             "doc": i.doc,
             "optional_rule": i.optional_rule,
             "cite": i.cite,
@@ -90,10 +95,10 @@ pub fn resolver(s: &rt::SystemInfo, r: &rt::ResolverInfo) -> Value {
 /// "choices": [...]}`, `{"kind": "list" | "optional", "item": {...}}`, `{"kind": "record",
 /// "name": ..., "fields": [...]}`, or just the kind for `bool`, `decimal` and `text`. An int
 /// bound that the rules leave open is left out.
-pub fn ty(t: &rt::Ty) -> Value {
+pub fn ty(t: &Ty) -> Value {
     match t {
-        rt::Ty::Bool => json!({"kind": "bool"}),
-        rt::Ty::Int { min, max } => {
+        Ty::Bool => json!({"kind": "bool"}),
+        Ty::Int { min, max } => {
             let mut m = Map::new();
             m.insert("kind".into(), json!("int"));
             if *min != i64::MIN {
@@ -104,17 +109,17 @@ pub fn ty(t: &rt::Ty) -> Value {
             }
             Value::Object(m)
         }
-        rt::Ty::Dec => json!({"kind": "decimal"}),
-        rt::Ty::Text => json!({"kind": "text"}),
-        rt::Ty::Enum(e) => json!({"kind": "enum", "name": e.name, "choices": e.variants}),
-        rt::Ty::Key(tables) => json!({
+        Ty::Dec => json!({"kind": "decimal"}),
+        Ty::Text => json!({"kind": "text"}),
+        Ty::Enum(e) => json!({"kind": "enum", "name": e.name, "choices": e.variants}),
+        Ty::Key(tables) => json!({
             "kind": "key",
             "tables": tables.iter().map(|t| json!({"name": t.name, "title": t.title, "keys": t.keys})).collect::<Vec<_>>(),
             "choices": tables.iter().flat_map(|t| t.keys.iter().copied()).collect::<Vec<_>>(),
         }),
-        rt::Ty::List(item) => json!({"kind": "list", "item": ty(item)}),
-        rt::Ty::Opt(item) => json!({"kind": "optional", "item": ty(item)}),
-        rt::Ty::Struct(rec) => json!({
+        Ty::List(item) => json!({"kind": "list", "item": ty(item)}),
+        Ty::Opt(item) => json!({"kind": "optional", "item": ty(item)}),
+        Ty::Struct(rec) => json!({
             "kind": "record",
             "name": rec.name,
             "fields": rec.fields.iter().map(|f| json!({
@@ -124,17 +129,17 @@ pub fn ty(t: &rt::Ty) -> Value {
                 "doc": f.doc,
             })).collect::<Vec<_>>(),
         }),
-        rt::Ty::Record(name) => json!({"kind": "record", "name": name}),
+        Ty::Record(name) => json!({"kind": "record", "name": name}),
     }
 }
 
 /// Bound inputs in the resolver's declaration order (the map itself is in name order).
-pub fn ordered_inputs<'a>(r: &rt::ResolverInfo, inputs: &'a rt::Inputs) -> Vec<(&'static str, &'a rt::Value)> {
+pub fn ordered_inputs<'a>(r: &ResolverInfo, inputs: &'a Inputs) -> Vec<(&'static str, &'a V)> {
     r.inputs.iter().filter_map(|i| inputs.get(i.name).map(|v| (i.name, v))).collect()
 }
 
 /// Bound inputs as a JSON object in declaration order.
-pub fn inputs(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> Value {
+pub fn inputs(r: &ResolverInfo, inputs: &Inputs) -> Value {
     Value::Object(
         ordered_inputs(r, inputs)
             .into_iter()
@@ -145,13 +150,7 @@ pub fn inputs(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> Value {
 
 /// `rulebook roll --json`: `{"format_version", "resolver", "inputs", "outcome", "trace"}`, the
 /// document `docs/trace.schema.json` describes.
-pub fn roll(
-    s: &rt::SystemInfo,
-    r: &rt::ResolverInfo,
-    bound: &rt::Inputs,
-    outcome: &rt::Value,
-    events: &[rt::Event],
-) -> Result<Value, serde_json::Error> {
+pub fn roll(s: &SystemInfo, r: &ResolverInfo, bound: &Inputs, outcome: &V, events: &[Event]) -> Result<Value, serde_json::Error> {
     Ok(json!({
         "format_version": TRACE_FORMAT_VERSION,
         "resolver": format!("{}.{}", s.name, r.name),
@@ -162,7 +161,7 @@ pub fn roll(
 }
 
 /// `rulebook odds --json`: every outcome with its exact probability as a fraction (`"145/432"`).
-pub fn odds(s: &rt::SystemInfo, r: &rt::ResolverInfo, bound: &rt::Inputs, dist: &rt::Distribution<rt::Value>) -> Value {
+pub fn odds(s: &SystemInfo, r: &ResolverInfo, bound: &Inputs, dist: &Distribution<V>) -> Value {
     let outcomes: Vec<Value> = dist
         .outcomes
         .iter()
@@ -173,7 +172,7 @@ pub fn odds(s: &rt::SystemInfo, r: &rt::ResolverInfo, bound: &rt::Inputs, dist: 
 
 /// `rulebook sim --json`: the share of every value of the outcome field and of every other field,
 /// each with its 95% interval, and the mean of every number.
-pub fn sim(s: &rt::SystemInfo, r: &rt::ResolverInfo, bound: &rt::Inputs, tally: &rt::Tally, runs: u64, seed: u64) -> Value {
+pub fn sim(s: &SystemInfo, r: &ResolverInfo, bound: &Inputs, tally: &Tally, runs: u64, seed: u64) -> Value {
     let main = tally.main_field();
     let shares = |field: &str| -> Map<String, Value> {
         tally
@@ -207,31 +206,4 @@ pub fn sim(s: &rt::SystemInfo, r: &rt::ResolverInfo, bound: &rt::Inputs, tally: 
 
 fn round9(x: f64) -> f64 {
     (x * 1e9).round() / 1e9
-}
-
-/// `rulebook check --json`: whether the rules are clean, the counts, and every diagnostic with its
-/// code, severity, message, `file:line:col`, label and help.
-pub fn check(compiled: &driver::Compiled) -> Value {
-    let errors = compiled.errors();
-    let diags: Vec<Value> = compiled
-        .diagnostics
-        .iter()
-        .map(|d| {
-            json!({
-                "code": d.code,
-                "severity": if d.is_error() { "error" } else if d.is_warning() { "warning" } else { "note" },
-                "message": d.message,
-                "location": render::location(d, &compiled.sources),
-                "label": d.label,
-                "help": d.help,
-            })
-        })
-        .collect();
-    json!({
-        "ok": errors == 0,
-        "files": compiled.sources.len(),
-        "errors": errors,
-        "warnings": compiled.warnings(),
-        "diagnostics": diags,
-    })
 }
