@@ -133,3 +133,25 @@ fn rules_text_checks_as_the_command_line_checks_a_folder() {
         .unwrap()
         .starts_with("starleader/fire.rules:"));
 }
+
+#[test]
+fn the_readme_shows_web_example_js_verbatim() {
+    // The browser test (web/test/browser-test.sh) runs web/example.js; the README shows it.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let example = std::fs::read_to_string(root.join("web/example.js")).unwrap();
+    let section = readme
+        .split("## JavaScript / WebAssembly\n")
+        .nth(1)
+        .expect("README.md has a \"JavaScript / WebAssembly\" section");
+    let block = section
+        .split("```js\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```\n").next())
+        .expect("the section shows a ```js block");
+    assert_eq!(block, example, "README.md's JavaScript block must be web/example.js, verbatim");
+    assert!(
+        example.contains("roll(\"starleader.fire\"") && example.contains(", 7)"),
+        "{example}"
+    );
+}
