@@ -55,7 +55,7 @@ fn the_compiler_does_io_only_in_its_driver() {
 
 #[test]
 fn randomness_is_always_seeded_and_order_never_comes_from_a_hash() {
-    for dir in ["runtime/src", "compiler/src", "interp/src", "src/cli"] {
+    for dir in ["runtime/src", "compiler/src", "interp/src", "src/cli", "wasm/src"] {
         for (name, text) in rust_files(dir) {
             for banned in ["thread_rng", "rand::random", "from_entropy", "StdRng", "OsRng"] {
                 assert!(!text.contains(banned), "{name} uses unseeded or unstable randomness (`{banned}`)");
@@ -97,7 +97,7 @@ fn code_only(text: &str) -> String {
 #[test]
 fn no_game_knowledge_outside_rules_src() {
     // A few names that only the rulebooks use: if they appear in Rust, game data leaked out of rules-src.
-    for dir in ["runtime/src", "compiler/src", "interp/src", "src/cli"] {
+    for dir in ["runtime/src", "compiler/src", "interp/src", "src", "src/cli", "wasm/src"] {
         for (name, text) in rust_files(dir) {
             if name.ends_with("fixture.rs") || name.ends_with("tests.rs") {
                 continue;
@@ -125,7 +125,16 @@ fn no_game_knowledge_outside_rules_src() {
 
 #[test]
 fn every_source_file_says_what_it_is_for() {
-    for dir in ["runtime/src", "compiler/src", "interp/src", "src", "src/cli", "tests", "benches"] {
+    for dir in [
+        "runtime/src",
+        "compiler/src",
+        "interp/src",
+        "src",
+        "src/cli",
+        "tests",
+        "benches",
+        "wasm/src",
+    ] {
         for (name, text) in rust_files(dir) {
             assert!(
                 text.trim_start().starts_with("//!"),
@@ -166,6 +175,7 @@ fn every_crate_forbids_unsafe_code() {
         "compiler/src/lib.rs",
         "runtime/src/lib.rs",
         "interp/src/lib.rs",
+        "wasm/src/lib.rs",
     ] {
         assert!(
             read(root).contains("#![forbid(unsafe_code)]"),

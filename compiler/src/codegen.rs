@@ -1092,7 +1092,7 @@ impl<'a> Gen<'a> {
                 let opposed = matches!(dice.read, Read::Opposed { .. });
                 let (adjusted, notation) = if matches!(dice.read, Read::SumFloor { .. }) || opposed {
                     let _ = writeln!(o, "let {var}_spec: rt::DiceSpec = {spec};");
-                    let _ = writeln!(o, "let {var}: i64 = dice.roll(&{var}_spec)?;");
+                    let _ = writeln!(o, "let {var}: i64 = dice.roll_for(&{var}_spec, {})?;", lit(label));
                     let notation = if opposed {
                         format!("{var}_spec.notation()")
                     } else {
@@ -1100,7 +1100,7 @@ impl<'a> Gen<'a> {
                     };
                     (format!("{var}_spec.adjusted_faces(dice.last_faces())"), notation)
                 } else {
-                    let _ = writeln!(o, "let {var}: i64 = dice.roll(&{spec})?;");
+                    let _ = writeln!(o, "let {var}: i64 = dice.roll_for(&{spec}, {})?;", lit(label));
                     ("Vec::new()".to_string(), lit(&dice.notation))
                 };
                 let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {notation}.to_string(), faces: dice.last_faces().to_vec(), adjusted: {adjusted}, value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(cite));

@@ -36,6 +36,41 @@ impl Compiled {
     pub fn render(&self) -> String {
         crate::render::render_counted(&self.diagnostics, &self.sources, self.errors(), self.warnings())
     }
+    /// `rulebook check --json`: whether the rules are clean, the counts, and every diagnostic
+    /// with its code, severity, message, `file:line:col`, label and help.
+    pub fn to_json(&self) -> serde_json::Value {
+        let errors = self.errors();
+        let diags: Vec<serde_json::Value> = self
+            .diagnostics
+            .iter()
+            .map(|d| {
+                // Where, both as `file:line:col` and field by field (1-based; columns in
+                // characters; the end is the column after the span's last character), for editors
+                // and CI annotations.
+                let at = crate::render::position(d, &self.sources);
+                serde_json::json!({
+                    "code": d.code,
+                    "severity": if d.is_error() { "error" } else if d.is_warning() { "warning" } else { "note" },
+                    "message": d.message,
+                    "location": crate::render::location(d, &self.sources),
+                    "file": at.as_ref().map(|p| p.file.clone()),
+                    "line": at.as_ref().map(|p| p.line),
+                    "column": at.as_ref().map(|p| p.column),
+                    "end_line": at.as_ref().map(|p| p.end_line),
+                    "end_column": at.as_ref().map(|p| p.end_column),
+                    "label": d.label,
+                    "help": d.help,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "ok": errors == 0,
+            "files": self.sources.len(),
+            "errors": errors,
+            "warnings": self.warnings(),
+            "diagnostics": diags,
+        })
+    }
 }
 
 /// Parse and check sources already in memory (no IO): the core of `check` and of tests.

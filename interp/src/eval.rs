@@ -403,7 +403,7 @@ impl Sys {
             }
             Stmt::Roll { var, label, dice: d, cite } => {
                 let spec = self.spec(d, label, f, trace)?;
-                let v = dice.roll(&spec)?;
+                let v = dice.roll_for(&spec, label)?;
                 f.locals.push((var.as_str(), V::Int(v)));
                 if T::ENABLED {
                     trace.event(Event::Roll {

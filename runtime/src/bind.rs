@@ -178,6 +178,38 @@ pub fn bind_yaml(r: &ResolverInfo, yaml: &str) -> Result<Inputs, Error> {
     bind_inputs(r, &[], Some(&v))
 }
 
+/// Binds inputs written as JSON text, an object of input names to values (what a JavaScript
+/// caller passes), exactly as `bind_yaml` binds the same mapping: numbers keep the digits
+/// written (`7.5` is the decimal 7.5, never a float), lists are arrays, records objects, and
+/// `null` is none. Text that is not JSON is `Error::BadValue` carrying the parser's message.
+pub fn bind_json(r: &ResolverInfo, json: &str) -> Result<Inputs, Error> {
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| Error::BadValue {
+        input: "input JSON".into(),
+        text: e.to_string(),
+        expected: "an object of input names to values".into(),
+    })?;
+    bind_inputs(r, &[], Some(&json_to_yaml(&v)))
+}
+
+/// A JSON value as the YAML value of the same text: whole numbers stay numbers; any other number
+/// becomes its exact digits as text, which binds as YAML's numbers do (through their text).
+fn json_to_yaml(v: &serde_json::Value) -> serde_yaml::Value {
+    use serde_json::Value as J;
+    use serde_yaml::Value as Y;
+    match v {
+        J::Null => Y::Null,
+        J::Bool(b) => Y::Bool(*b),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Y::Number(i.into()),
+            (None, Some(u)) => Y::Number(u.into()),
+            _ => Y::String(n.to_string()),
+        },
+        J::String(s) => Y::String(s.clone()),
+        J::Array(items) => Y::Sequence(items.iter().map(json_to_yaml).collect()),
+        J::Object(map) => Y::Mapping(map.iter().map(|(k, v)| (Y::String(k.clone()), json_to_yaml(v))).collect()),
+    }
+}
+
 impl TableInfo {
     /// The row of this keyed table whose key or alias is `text`, compared as `--set` does (exact,
     /// then case-insensitively with spaces, hyphens, dots and underscores normalised). Otherwise

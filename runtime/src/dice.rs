@@ -326,7 +326,8 @@ impl DiceSpec {
         }
     }
 
-    fn in_reroll(&self, v: i64) -> bool {
+    /// Whether a throw reading `v` is thrown again (`v` is in the reroll range).
+    pub fn in_reroll(&self, v: i64) -> bool {
         matches!(self.reroll, Some((lo, hi)) if lo <= v && v <= hi)
     }
 
@@ -508,6 +509,13 @@ impl DiceSpec {
 pub trait Dice {
     /// Throws `spec` (including any rerolls) and returns its read value.
     fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error>;
+    /// Throws `spec` for the roll the rules call `label` (`to-hit`, the label its trace event
+    /// will carry). Resolvers call this; a source of dice that asks a person for the faces
+    /// (physical dice) can say which roll it wants. By default the label is ignored.
+    fn roll_for(&mut self, spec: &DiceSpec, label: &str) -> Result<i64, Error> {
+        let _ = label;
+        self.roll(spec)
+    }
     /// Faces of the last throw (all faces thrown, including rerolled throws, in order); empty
     /// under enumeration.
     fn last_faces(&self) -> &[u16];

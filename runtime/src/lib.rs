@@ -9,6 +9,7 @@ pub mod bind;
 pub mod chain;
 pub mod dice;
 pub mod error;
+pub mod json;
 pub mod names;
 pub mod num;
 pub mod odds;
@@ -21,7 +22,7 @@ pub mod value;
 /// Serde, for the `Serialize` impls of generated types (`rt::serde::Serialize`).
 pub use serde;
 
-pub use bind::{bind_inputs, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
+pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
 pub use chain::{chain, Chain};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};

@@ -167,6 +167,44 @@ impl Tally {
         wilson(k, self.runs)
     }
 
+    /// The field whose values are "the outcome": `result` when there is one, else the first
+    /// categorical field.
+    pub fn main_field(&self) -> Option<String> {
+        if self.categories.contains_key("result") {
+            return Some("result".into());
+        }
+        self.categories.keys().next().cloned()
+    }
+
+    /// Each value of categorical field `path` (as text, in value order) with its share of the
+    /// runs, rounded to 9 decimals so that the shares add up to exactly 1 (largest-remainder
+    /// rounding of the exact counts), and its Wilson interval. Empty for an unknown field.
+    pub fn shares(&self, path: &str) -> Vec<(String, f64, Estimate)> {
+        let Some(counts) = self.categories.get(path) else {
+            return Vec::new();
+        };
+        const SCALE: u128 = 1_000_000_000;
+        let n = u128::from(self.runs.max(1));
+        let mut parts: Vec<(String, u128, u128)> = counts
+            .iter()
+            .map(|(l, &k)| (l.to_string(), u128::from(k) * SCALE / n, u128::from(k) * SCALE % n))
+            .collect();
+        let assigned: u128 = parts.iter().map(|p| p.1).sum();
+        let total = counts.values().map(|&k| u128::from(k)).sum::<u128>() * SCALE / n;
+        let mut order: Vec<usize> = (0..parts.len()).collect();
+        order.sort_by(|&a, &b| parts[b].2.cmp(&parts[a].2).then(a.cmp(&b)));
+        for &i in order.iter().take(usize::try_from(total.saturating_sub(assigned)).unwrap_or(0)) {
+            parts[i].1 += 1;
+        }
+        parts
+            .into_iter()
+            .map(|(l, units, _)| {
+                let e = self.proportion(path, &l);
+                (l, units as f64 / SCALE as f64, e)
+            })
+            .collect()
+    }
+
     /// Mean of numeric field `path` over all runs, with a 95% normal interval kept within the
     /// smallest and largest value seen (a mean of losses is never below 0).
     pub fn mean(&self, path: &str) -> Option<Estimate> {
@@ -277,43 +315,60 @@ pub fn simulate_range(
     let done = AtomicU64::new(0);
     let (start, runs) = (range.start, range.end.saturating_sub(range.start));
     let chunk = runs.div_ceil(threads).max(1);
-    let results: Vec<Result<Tally, Error>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let (from, to) = (start + (t * chunk).min(runs), start + ((t + 1) * chunk).min(runs));
-                let done = &done;
-                s.spawn(move || -> Result<Tally, Error> {
-                    let mut tally = Tally::default();
-                    for i in from..to {
-                        let mut dice = Seeded::new(run_seed(seed, i));
-                        let outcome = r.run_quiet(&mut dice, &mut NoTrace, inputs)?;
-                        tally.add(&outcome);
-                        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                        if n % 64 == 0 || n == runs {
-                            progress(n);
-                        }
-                    }
-                    Ok(tally)
+    // One thread runs here, spawning none (WebAssembly in a browser has no threads).
+    let results: Vec<Result<Tally, Error>> = if threads == 1 {
+        vec![run_part(r, inputs, start..start + runs, seed, &done, runs, progress)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (from, to) = (start + (t * chunk).min(runs), start + ((t + 1) * chunk).min(runs));
+                    let done = &done;
+                    s.spawn(move || run_part(r, inputs, from..to, seed, done, runs, progress))
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::Internal {
-                        message: "a simulation thread panicked".into(),
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::Internal {
+                            message: "a simulation thread panicked".into(),
+                        })
                     })
                 })
-            })
-            .collect()
-    });
+                .collect()
+        })
+    };
     let mut total = Tally::default();
     total.declare_outcomes(r.outputs);
     for part in results {
         total.merge(part?);
     }
     Ok(total)
+}
+
+/// Runs `range` of a simulation into one tally, counting each run in `done` (of `runs` in all)
+/// and telling `progress` every 64 runs and at the end.
+fn run_part(
+    r: &ResolverInfo,
+    inputs: &Inputs,
+    range: std::ops::Range<u64>,
+    seed: u64,
+    done: &AtomicU64,
+    runs: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Tally, Error> {
+    let mut tally = Tally::default();
+    for i in range {
+        let mut dice = Seeded::new(run_seed(seed, i));
+        let outcome = r.run_quiet(&mut dice, &mut NoTrace, inputs)?;
+        tally.add(&outcome);
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if n % 64 == 0 || n == runs {
+            progress(n);
+        }
+    }
+    Ok(tally)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `rulebook check`: parse and check rules text (no code generation), rendering every diagnostic.
 
-use rulebook_compiler::{driver, render};
+use rulebook_compiler::driver;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -25,36 +25,7 @@ pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
     let elapsed = started.elapsed();
     let errors = compiled.errors();
     if json {
-        let diags: Vec<serde_json::Value> = compiled
-            .diagnostics
-            .iter()
-            .map(|d| {
-                // Where, both as `file:line:col` and field by field (1-based; columns in
-                // characters; the end is the column after the span's last character), for editors
-                // and CI annotations.
-                let at = render::position(d, &compiled.sources);
-                serde_json::json!({
-                    "code": d.code,
-                    "severity": if d.is_error() { "error" } else if d.is_warning() { "warning" } else { "note" },
-                    "message": d.message,
-                    "location": render::location(d, &compiled.sources),
-                    "file": at.as_ref().map(|p| p.file.clone()),
-                    "line": at.as_ref().map(|p| p.line),
-                    "column": at.as_ref().map(|p| p.column),
-                    "end_line": at.as_ref().map(|p| p.end_line),
-                    "end_column": at.as_ref().map(|p| p.end_column),
-                    "label": d.label,
-                    "help": d.help,
-                })
-            })
-            .collect();
-        let doc = serde_json::json!({
-            "ok": errors == 0,
-            "files": compiled.sources.len(),
-            "errors": errors,
-            "warnings": compiled.warnings(),
-            "diagnostics": diags,
-        });
+        let doc = compiled.to_json();
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         // Diagnostics are messages about the run, so they go to stderr; stdout keeps the result.

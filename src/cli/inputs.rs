@@ -92,14 +92,9 @@ fn mentions_set(e: &rt::Error, sets: &[(String, String)]) -> bool {
         .any(|(n, v)| text.contains(&format!("`{v}`")) || text.contains(&format!("input {n} ")) || text.ends_with(&format!("input {n}")))
 }
 
-/// Bound inputs in the resolver's declaration order (the map itself is in name order).
-pub fn ordered<'a>(r: &rt::ResolverInfo, inputs: &'a rt::Inputs) -> Vec<(&'static str, &'a rt::Value)> {
-    r.inputs.iter().filter_map(|i| inputs.get(i.name).map(|v| (i.name, v))).collect()
-}
-
 /// Inputs as a JSON object in declaration order.
 pub fn to_json(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> serde_json::Value {
-    serde_json::Value::Object(ordered(r, inputs).into_iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
+    rt::json::inputs(r, inputs)
 }
 
 /// `name=value` of every input, in declaration order (a chart's subtitle).
@@ -109,7 +104,7 @@ pub fn items(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> Vec<String> {
 
 /// "  name = value" lines, names aligned.
 pub fn lines(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> String {
-    let items = ordered(r, inputs);
+    let items = rt::json::ordered_inputs(r, inputs);
     if items.is_empty() {
         return "  (none)\n".to_string();
     }

@@ -3,7 +3,6 @@
 
 use super::{pad, CliError, ListArgs};
 use rulebook_runtime as rt;
-use serde_json::json;
 use std::io::Write;
 
 pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn Write) -> Result<(), CliError> {
@@ -12,7 +11,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn W
         Some(path) if path.contains('.') => {
             let (s, r) = super::find_resolver(systems, path)?;
             if args.json {
-                writeln!(out, "{}", pretty(&resolver_json(s, r))?)?;
+                writeln!(out, "{}", pretty(&rt::json::resolver(s, r))?)?;
             } else {
                 write_resolver(s, r, out)?;
             }
@@ -24,7 +23,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn W
             }
             let s = rt::find_system(systems, name)?;
             if args.json {
-                writeln!(out, "{}", pretty(&system_json(s))?)?;
+                writeln!(out, "{}", pretty(&rt::json::system(s))?)?;
             } else {
                 write_system(s, out)?;
             }
@@ -34,7 +33,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn W
 }
 
 pub(crate) fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
-    serde_json::to_string_pretty(v).map_err(|e| CliError {
+    rt::json::pretty(v).map_err(|e| CliError {
         message: format!("cannot encode JSON: {e}"),
         code: 1,
     })
@@ -42,19 +41,7 @@ pub(crate) fn pretty(v: &serde_json::Value) -> Result<String, CliError> {
 
 fn list_systems(systems: &[&'static rt::SystemInfo], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
     if json {
-        let all: Vec<serde_json::Value> = systems
-            .iter()
-            .map(|s| {
-                json!({
-                    "name": s.name,
-                    "title": s.title,
-                    "resolvers": s.resolvers.iter().map(|r| r.name).collect::<Vec<_>>(),
-                    "tables": s.tables.iter().map(|t| t.name).collect::<Vec<_>>(),
-                    "options": s.options.iter().map(|o| o.name).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        writeln!(out, "{}", pretty(&json!({ "systems": all }))?)?;
+        writeln!(out, "{}", pretty(&rt::json::systems(systems))?)?;
         return Ok(());
     }
     if systems.is_empty() {
@@ -194,46 +181,4 @@ fn default_text(ty: &rt::Ty, d: &str) -> String {
         _ if d.is_empty() => "\"\"".to_string(),
         _ => d.to_string(),
     }
-}
-
-fn resolver_json(s: &rt::SystemInfo, r: &rt::ResolverInfo) -> serde_json::Value {
-    json!({
-        "name": r.name,
-        "path": format!("{}.{}", s.name, r.name),
-        "title": r.title,
-        "cite": r.cite,
-        "doc": r.doc,
-        "inputs": r.inputs.iter().map(|i| json!({
-            "name": i.name,
-            "type": i.ty.to_string(),
-            "default": i.default,
-            "doc": i.doc,
-            "optional_rule": i.optional_rule,
-            "cite": i.cite,
-        })).collect::<Vec<_>>(),
-        "outputs": r.outputs.iter().map(|f| json!({
-            "name": f.name,
-            "type": f.ty.to_string(),
-            "doc": f.doc,
-        })).collect::<Vec<_>>(),
-    })
-}
-
-fn system_json(s: &rt::SystemInfo) -> serde_json::Value {
-    json!({
-        "name": s.name,
-        "title": s.title,
-        "cite_prefix": s.cite_prefix,
-        "options": s.options.iter().map(|o| json!({"name": o.name, "title": o.title, "cite": o.cite})).collect::<Vec<_>>(),
-        "resolvers": s.resolvers.iter().map(|r| resolver_json(s, r)).collect::<Vec<_>>(),
-        "tables": s.tables.iter().map(|t| json!({
-            "name": t.name,
-            "title": t.title,
-            "cite": t.cite,
-            "kind": t.kind,
-            "rows": t.rows,
-            "columns": t.columns.iter().map(|(n, ty)| json!({"name": n, "type": ty})).collect::<Vec<_>>(),
-            "keys": t.keys,
-        })).collect::<Vec<_>>(),
-    })
 }

@@ -166,7 +166,8 @@ pub struct RollArgs {
     pub dice: Option<Vec<i64>>,
     #[command(flatten)]
     pub inputs: inputs::InputArgs,
-    /// Print JSON ({"resolver","inputs","outcome","trace"}) instead of text
+    /// Print JSON ({"format_version","resolver","inputs","outcome","trace"}, described by
+    /// docs/trace.schema.json) instead of text
     #[arg(long)]
     pub json: bool,
     /// Print every traced value in full; by default a value longer than 160 characters (a whole

@@ -50,12 +50,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         _ => format!("{path}{title}: exact odds"),
     };
     let json_doc = if args.json {
-        let outcomes: Vec<serde_json::Value> = dist
-            .outcomes
-            .iter()
-            .map(|(o, p)| json!({"outcome": o.to_json(), "probability": p.numer_denom_string()}))
-            .collect();
-        let mut doc = json!({"resolver": path, "inputs": inputs::to_json(r, &bound), "outcomes": outcomes});
+        let mut doc = rt::json::odds(s, r, &bound, &dist);
         if let (Some(c), Some(until)) = (&chain, &args.until) {
             doc["until"] = json!(until);
             doc["finished_by_round"] = json!(c.finished_by_round.iter().map(|p| p.numer_denom_string()).collect::<Vec<_>>());

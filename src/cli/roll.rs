@@ -4,7 +4,6 @@
 use super::list::pretty;
 use super::{inputs, pad, CliError, RollArgs};
 use rulebook_runtime as rt;
-use serde_json::json;
 use std::io::Write;
 
 /// Longest traced value `roll` prints before cutting it (unless `--full`).
@@ -36,21 +35,15 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
             (outcome, note)
         }
     };
-    let path = format!("{}.{}", s.name, r.name);
     if args.json {
-        let trace = serde_json::to_value(&rec.events).map_err(|e| CliError {
+        let doc = rt::json::roll(s, r, &bound, &outcome, &rec.events).map_err(|e| CliError {
             message: format!("cannot encode trace: {e}"),
             code: 1,
         })?;
-        let doc = json!({
-            "resolver": path,
-            "inputs": inputs::to_json(r, &bound),
-            "outcome": outcome.to_json(),
-            "trace": trace,
-        });
         writeln!(out, "{}", pretty(&doc)?)?;
         return Ok(());
     }
+    let path = format!("{}.{}", s.name, r.name);
     let title = if r.title.is_empty() {
         String::new()
     } else {

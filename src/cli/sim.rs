@@ -5,7 +5,6 @@
 use super::list::pretty;
 use super::{chart, inputs, CliError, SimArgs};
 use rulebook_runtime as rt;
-use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
@@ -67,47 +66,14 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     );
 
     let path = format!("{}.{}", s.name, r.name);
-    let main = main_field(&tally);
+    let main = tally.main_field();
     // The chart first: when it cannot be written, the error is all the output.
     if let Some(file) = &args.chart {
         let title = format!("{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed);
         chart::write(file, &sim_chart(title, inputs::items(r, &bound), r, &tally, main.as_deref()))?;
     }
     if args.json {
-        let mut outcomes = serde_json::Map::new();
-        if let Some(field) = &main {
-            for (label, p, e) in proportions(&tally, field) {
-                outcomes.insert(label, json!({"probability": p, "ci95": [round9(e.low), round9(e.high)]}));
-            }
-        }
-        let mut fields = serde_json::Map::new();
-        for field in tally.categories.keys() {
-            let mut m = serde_json::Map::new();
-            for (label, p, e) in proportions(&tally, field) {
-                m.insert(label, json!({"probability": p, "ci95": [round9(e.low), round9(e.high)]}));
-            }
-            fields.insert(field.clone(), serde_json::Value::Object(m));
-        }
-        let mut means = serde_json::Map::new();
-        for field in tally.numbers.keys() {
-            if let Some(e) = tally.mean(field) {
-                means.insert(
-                    field.clone(),
-                    json!({"mean": round9(e.value), "ci95": [round9(e.low), round9(e.high)]}),
-                );
-            }
-        }
-        let doc = json!({
-            "resolver": path,
-            "inputs": inputs::to_json(r, &bound),
-            "runs": args.runs,
-            "seed": args.seed,
-            "outcome_field": main,
-            "outcomes": outcomes,
-            "fields": fields,
-            "means": means,
-        });
-        writeln!(out, "{}", pretty(&doc)?)?;
+        writeln!(out, "{}", pretty(&rt::json::sim(s, r, &bound, &tally, args.runs, args.seed))?)?;
         return Ok(());
     }
     writeln!(out, "{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed)?;
@@ -136,7 +102,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     for field in order {
         writeln!(out, "\n{field}:")?;
         // Declared values no run produced go on one line, with the bound the runs put on them.
-        let (rows, unseen): (Vec<_>, Vec<_>) = proportions(&tally, field).into_iter().partition(|r| r.2.value > 0.0);
+        let (rows, unseen): (Vec<_>, Vec<_>) = tally.shares(field).into_iter().partition(|r| r.2.value > 0.0);
         let w = rows.iter().map(|(l, _, _)| l.chars().count()).max().unwrap_or(0);
         for (label, p, e) in rows {
             writeln!(
@@ -330,42 +296,4 @@ fn exact(x: &num_rational::BigRational) -> String {
         (Ok(n), Ok(d)) => rt::Dec::new(n, d).map(|d| d.to_string()).unwrap_or_else(|_| x.to_string()),
         _ => x.to_string(),
     }
-}
-
-/// The field whose values are "the outcome": `result` when there is one, else the first category.
-fn main_field(t: &rt::Tally) -> Option<String> {
-    if t.categories.contains_key("result") {
-        return Some("result".into());
-    }
-    t.categories.keys().next().cloned()
-}
-
-/// Each value's share of the runs, rounded to 9 decimals so that the shares add up to exactly 1
-/// (largest-remainder rounding of the exact counts), with its Wilson interval.
-fn proportions(t: &rt::Tally, field: &str) -> Vec<(String, f64, rt::Estimate)> {
-    let Some(counts) = t.categories.get(field) else { return Vec::new() };
-    const SCALE: u128 = 1_000_000_000;
-    let n = u128::from(t.runs.max(1));
-    let mut parts: Vec<(String, u128, u128)> = counts
-        .iter()
-        .map(|(l, &k)| (l.to_string(), u128::from(k) * SCALE / n, u128::from(k) * SCALE % n))
-        .collect();
-    let assigned: u128 = parts.iter().map(|p| p.1).sum();
-    let total = counts.values().map(|&k| u128::from(k)).sum::<u128>() * SCALE / n;
-    let mut order: Vec<usize> = (0..parts.len()).collect();
-    order.sort_by(|&a, &b| parts[b].2.cmp(&parts[a].2).then(a.cmp(&b)));
-    for &i in order.iter().take(usize::try_from(total.saturating_sub(assigned)).unwrap_or(0)) {
-        parts[i].1 += 1;
-    }
-    parts
-        .into_iter()
-        .map(|(l, units, _)| {
-            let e = t.proportion(field, &l);
-            (l, units as f64 / SCALE as f64, e)
-        })
-        .collect()
-}
-
-fn round9(x: f64) -> f64 {
-    (x * 1e9).round() / 1e9
 }

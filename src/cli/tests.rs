@@ -89,6 +89,18 @@ fn list_system_json_has_types_defaults_and_switches() {
     assert_eq!(inputs[3]["type"], "Stance (careful|reckless)");
     assert_eq!(inputs[4]["optional_rule"], true);
     assert_eq!(inputs[4]["default"], "off");
+    // Types as data too, for building a form.
+    assert_eq!(inputs[0]["type_info"], serde_json::json!({"kind": "int", "min": 2, "max": 12}));
+    assert_eq!(inputs[2]["type_info"]["kind"], "key");
+    assert_eq!(inputs[2]["type_info"]["tables"][0]["name"], "weapons");
+    assert_eq!(inputs[2]["type_info"]["choices"], inputs[2]["type_info"]["tables"][0]["keys"]);
+    assert_eq!(
+        inputs[3]["type_info"],
+        serde_json::json!({"kind": "enum", "name": "Stance", "choices": ["careful", "reckless"]})
+    );
+    assert_eq!(inputs[4]["type_info"], serde_json::json!({"kind": "bool"}));
+    assert_eq!(inputs[4]["default_value"], false);
+    assert_eq!(inputs[0]["default_value"], serde_json::Value::Null);
     assert_eq!(v["resolvers"][0]["outputs"][1]["name"], "damage");
     assert_eq!(v["tables"][1]["kind"], "range");
     assert_eq!(v["tables"][0]["rows"], 2);
@@ -163,7 +175,8 @@ fn roll_seeded_is_reproducible() {
 fn roll_json_shape() {
     let v = json(&ok(&["roll", "skirmish.attack", "--set", "target=7", "--dice", "3,4,5", "--json"]));
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["resolver", "inputs", "outcome", "trace"]);
+    assert_eq!(keys, ["format_version", "resolver", "inputs", "outcome", "trace"]);
+    assert_eq!(v["format_version"], 1);
     assert_eq!(v["resolver"], "skirmish.attack");
     let input_names: Vec<&str> = v["inputs"].as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(input_names, ["target", "modifier", "weapon", "stance", "heroic_fire"]);
