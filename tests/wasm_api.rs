@@ -122,7 +122,11 @@ fn rules_text_checks_as_the_command_line_checks_a_folder() {
             .into();
         // The folder's name differs (a scratch folder against the text's own names).
         let file = d["file"].as_str().unwrap_or("").to_string();
-        d["file"] = file.rsplit_once("starleader/").map(|(_, rest)| rest.to_string()).unwrap_or(file).into();
+        d["file"] = file
+            .rsplit_once("starleader/")
+            .map(|(_, rest)| rest.to_string())
+            .unwrap_or(file)
+            .into();
         d
     };
     let (a, b): (Vec<_>, Vec<_>) = (

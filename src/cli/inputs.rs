@@ -99,7 +99,10 @@ pub fn to_json(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> serde_json::Value {
 
 /// `name=value` of every input, in declaration order (a chart's subtitle).
 pub fn items(r: &rt::ResolverInfo, inputs: &rt::Inputs) -> Vec<String> {
-    rt::json::ordered_inputs(r, inputs).into_iter().map(|(k, v)| format!("{k}={v}")).collect()
+    rt::json::ordered_inputs(r, inputs)
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect()
 }
 
 /// "  name = value" lines, names aligned.

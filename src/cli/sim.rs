@@ -158,7 +158,8 @@ fn sim_chart(title: String, inputs: Vec<String>, r: &rt::ResolverInfo, tally: &r
     order.sort_by_key(|f| (Some(f.as_str()) != main, f.to_string()));
     let mut panels = Vec::new();
     for field in order {
-        let rows = tally.shares(field)
+        let rows = tally
+            .shares(field)
             .into_iter()
             .map(|(label, p, e)| chart::EstimateRow {
                 label,

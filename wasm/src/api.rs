@@ -519,7 +519,7 @@ mod tests {
             assert_eq!(v["faces_used"], faces.len());
             let n = v["request"]["count"].as_u64().unwrap();
             assert!(!v["request"]["label"].as_str().unwrap().is_empty());
-            faces.extend(std::iter::repeat(3).take(n as usize));
+            faces.extend(std::iter::repeat_n(3, n as usize));
             steps += 1;
             assert!(steps < 50, "never completes");
         };
