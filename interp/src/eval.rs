@@ -668,13 +668,22 @@ impl Sys {
         }
     }
 
-    fn spec<T: Trace>(&self, d: &'static ir::Dice, label: &str, f: &mut Frame, trace: &mut T) -> Result<rt::DiceSpec, Error> {
-        let count = match &d.count.kind {
+    /// A number of dice (a roll's, or an opposed roll's second side's) as the runtime takes it; a
+    /// computed count outside 0..=65535 is an error naming the roll, as generated code words it.
+    fn dice_count<T: Trace>(
+        &self,
+        e: &'static Expr,
+        d: &'static ir::Dice,
+        label: &str,
+        f: &mut Frame,
+        trace: &mut T,
+    ) -> Result<u16, Error> {
+        match &e.kind {
             ExprKind::Const(Const::Int(n)) => u16::try_from(*n).map_err(|_| Error::Domain {
                 what: "dice count".to_string(),
-            })?,
+            }),
             _ => {
-                let n = int(&self.expr(&d.count, f, trace)?)?;
+                let n = int(&self.expr(e, f, trace)?)?;
                 u16::try_from(n).map_err(|_| Error::Domain {
                     what: format!(
                         "dice count {} is {} in roll `{}` ({})",
@@ -683,9 +692,13 @@ impl Sys {
                         label,
                         d.notation
                     ),
-                })?
+                })
             }
-        };
+        }
+    }
+
+    fn spec<T: Trace>(&self, d: &'static ir::Dice, label: &str, f: &mut Frame, trace: &mut T) -> Result<rt::DiceSpec, Error> {
+        let count = self.dice_count(&d.count, d, label, f, trace)?;
         let mut total = count;
         let small = |k: i64| u8::try_from(k).map_err(|_| Error::internal("interpreter: keep count out of range"));
         let read = match &d.read {
@@ -703,23 +716,7 @@ impl Sys {
                 first_mod,
                 second_mod,
             } => {
-                let second = match &second.kind {
-                    ExprKind::Const(Const::Int(n)) => u16::try_from(*n).map_err(|_| Error::Domain {
-                        what: "dice count".to_string(),
-                    })?,
-                    _ => {
-                        let n = int(&self.expr(second, f, trace)?)?;
-                        u16::try_from(n).map_err(|_| Error::Domain {
-                            what: format!(
-                                "dice count {} is {} in roll `{}` ({})",
-                                n,
-                                if n < 0 { "negative" } else { "too large" },
-                                label,
-                                d.notation
-                            ),
-                        })?
-                    }
-                };
+                let second = self.dice_count(second, d, label, f, trace)?;
                 let m1 = int(&self.expr(first_mod, f, trace)?)?;
                 let m2 = int(&self.expr(second_mod, f, trace)?)?;
                 let read = rt::Read::Opposed {
