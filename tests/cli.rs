@@ -685,3 +685,172 @@ fn odds_observed_gives_the_chance_of_doing_at_least_that_well() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("observed total = 19:\n  at least 19    3/50    6.00%"), "{text}");
 }
+
+#[test]
+fn sim_precision_runs_until_every_interval_is_narrow_enough_whatever_the_threads() {
+    let args = |threads: &'static str| -> Vec<&'static str> {
+        vec![
+            "sim",
+            "starleader.to_hit",
+            "--set",
+            "weapon=Ghazi 10/7",
+            "--precision",
+            "1%",
+            "--seed",
+            "11",
+            "--threads",
+            threads,
+            "--json",
+        ]
+    };
+    let one = rulebook(&args("1"));
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(
+        one.stdout,
+        rulebook(&args("3")).stdout,
+        "where --precision stops must not depend on --threads"
+    );
+    let v: Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(v["precision"]["met"], Value::Bool(true), "{v}");
+    assert_eq!(v["precision"]["target"].as_f64(), Some(0.01));
+    // p near 1/3 needs about 1.96² p(1-p) / 0.01² = 8,600 runs: more than the first batch.
+    let runs = v["runs"].as_u64().unwrap();
+    assert!((8_000..=20_000).contains(&runs), "{runs} runs");
+    for (value, o) in v["outcomes"].as_object().unwrap() {
+        let ci = o["ci95"].as_array().unwrap();
+        let half = (ci[1].as_f64().unwrap() - ci[0].as_f64().unwrap()) / 2.0;
+        assert!(half <= 0.01, "{value}: ±{half}");
+    }
+    // The same report comes from --runs with the number of runs it took.
+    let runs_text = runs.to_string();
+    let fixed = json(&[
+        "sim",
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--runs",
+        &runs_text,
+        "--seed",
+        "11",
+        "--json",
+    ]);
+    assert_eq!(fixed["outcomes"], v["outcomes"]);
+    assert_eq!(fixed["means"], v["means"]);
+    // Text says how many runs it took.
+    let text = rulebook(&[
+        "sim",
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--precision",
+        "0.01",
+        "--seed",
+        "11",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(
+        text.contains(&format!("precision: every probability within ±1.000% at 95% after {runs} runs")),
+        "{text}"
+    );
+}
+
+#[test]
+fn sim_precision_says_when_the_most_runs_allowed_were_not_enough() {
+    let v = json(&[
+        "sim",
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--precision",
+        "0.1%",
+        "--runs",
+        "3000",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["runs"].as_u64(), Some(3000));
+    assert_eq!(v["precision"]["met"], Value::Bool(false));
+    assert!(v["precision"]["widest"]["half_width"].as_f64().unwrap() > 0.001);
+    let text = rulebook(&[
+        "sim",
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--precision",
+        "0.1%",
+        "--runs",
+        "3000",
+    ]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("precision: NOT reached"));
+    for bad in ["0", "-1%", "60%", "abc"] {
+        let arg = format!("--precision={bad}");
+        let out = rulebook(&["sim", "starleader.to_hit", &arg]);
+        assert_eq!(out.status.code(), Some(2), "--precision {bad}");
+        assert!(stderr(&out).contains("--precision"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn sim_exact_check_puts_each_exact_value_beside_its_estimate() {
+    let v = json(&[
+        "sim",
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--runs",
+        "20000",
+        "--seed",
+        "11",
+        "--exact-check",
+        "--json",
+    ]);
+    let rows = v["exact_check"].as_array().unwrap();
+    let row = |value: &str| {
+        rows.iter()
+            .find(|r| r["field"] == "result" && r["value"] == value)
+            .unwrap_or_else(|| panic!("no {value}: {v}"))
+    };
+    // The exact odds of a hit with a Ghazi 10/7 at the default range: 145/432.
+    assert_eq!(row("hit")["exact"], "145/432");
+    assert_eq!(row("miss")["exact"], "287/432");
+    assert_eq!(row("jammed")["exact"], "0/1");
+    assert_eq!(row("hit")["estimate"], v["outcomes"]["hit"]["probability"]);
+    for r in rows {
+        let (lo, hi) = (r["ci95"][0].as_f64().unwrap(), r["ci95"][1].as_f64().unwrap());
+        let exact = match r["exact"].as_str().unwrap().split_once('/') {
+            Some((n, d)) => n.parse::<f64>().unwrap() / d.parse::<f64>().unwrap(),
+            None => panic!("{r}"),
+        };
+        assert_eq!(r["inside"], Value::Bool(lo <= exact && exact <= hi), "{r}");
+    }
+    let text = rulebook(&[
+        "sim",
+        "starleader.to_hit",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--runs",
+        "20000",
+        "--seed",
+        "11",
+        "--exact-check",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(text.contains("result = hit       33.565%"), "{text}");
+    assert!(text.contains("4 of 4 exact values lie inside their 95% intervals"), "{text}");
+    // A battle is past exact odds: the error says so, and nothing else is printed.
+    let out = rulebook(&[
+        "sim",
+        "mercenary.battle",
+        "--input",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mercenary-infantry-clash.yaml"),
+        "--runs",
+        "50",
+        "--exact-check",
+        "--budget",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains("--exact-check: too many dice outcomes"), "{}", stderr(&out));
+}

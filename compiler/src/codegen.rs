@@ -84,6 +84,15 @@ struct Gen<'a> {
     uses_policy: Vec<bool>,
     key_cols: std::cell::RefCell<BTreeMap<(Vec<usize>, String), usize>>,
     specs: std::cell::RefCell<Vec<String>>,
+    /// The locals of the resolver being written that are bound to a reference (an element of a
+    /// list iterated in place): an expression reads them as `(*v)`, a place like `inp.x`.
+    ref_locals: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// The locals declared `mut` that hold a list or a call's outcome: the ones a last use can
+    /// move out of (`std::mem::take`) instead of copying.
+    takeable: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// What may still run after the statement being written: the rest of each enclosing block,
+    /// and each enclosing loop's body (run again, except for the locals it declares afresh).
+    later: std::cell::RefCell<Vec<Later<'a>>>,
 }
 
 impl<'a> Gen<'a> {
@@ -93,6 +102,9 @@ impl<'a> Gen<'a> {
             uses_policy: uses_policy(sys),
             key_cols: Default::default(),
             specs: Default::default(),
+            ref_locals: Default::default(),
+            takeable: Default::default(),
+            later: Default::default(),
         }
     }
 
@@ -311,6 +323,7 @@ impl<'a> Gen<'a> {
 
     fn policy_trait(&self) -> String {
         let mut methods = String::new();
+        let mut defaults = String::new();
         for (rid, r) in self.sys.resolvers.iter().enumerate().filter(|(_, r)| r.policy) {
             let c = camel(&r.name);
             let call = if self.uses_policy[rid] {
@@ -325,9 +338,27 @@ impl<'a> Gen<'a> {
                 r.cite,
                 n = raw_ident(&r.name)
             );
+            // How the generated code consults the policy: with its inputs on loan. By default
+            // they are copied for the method above; the rules' own policy reads the loan.
+            let args = format!("RtArgs{c}{}", if r.inputs.iter().any(|p| !is_copy(&p.ty)) { "<'_>" } else { "" });
+            let sig = format!(
+                "fn rt_{}<D: rt::Dice + ?Sized, T: rt::Trace>(&mut self, dice: &mut D, trace: &mut T, args: &{args}) -> Result<{c}Outcome, rt::Error>",
+                r.name
+            );
+            let _ = writeln!(
+                methods,
+                "#[doc(hidden)]\n{sig} {{ self.{n}(dice, trace, &args.to_inputs()) }}",
+                n = raw_ident(&r.name)
+            );
+            let _ = writeln!(
+                defaults,
+                "{sig} {{ rt_body_{}(dice, trace, {}args) }}",
+                r.name,
+                if self.uses_policy[rid] { "self, " } else { "" }
+            );
         }
         format!(
-            "/// Decisions the book leaves to the players. Implement this trait to replace any of them in an\n/// application; every method defaults to the policy written in the rules.\npub trait Policy {{\n{methods}}}\n/// The rules' own policies.\npub struct DefaultPolicy;\nimpl Policy for DefaultPolicy {{}}"
+            "/// Decisions the book leaves to the players. Implement this trait to replace any of them in an\n/// application; every method defaults to the policy written in the rules.\npub trait Policy {{\n{methods}}}\n/// The rules' own policies.\npub struct DefaultPolicy;\nimpl Policy for DefaultPolicy {{\n{defaults}}}"
         )
     }
 
@@ -686,7 +717,10 @@ impl<'a> Gen<'a> {
     }
 
     // ------------------------------------------------------------ resolvers
-    fn resolver_def(&self, rid: usize, r: &ResolverDef) -> Result<String, String> {
+    fn resolver_def(&self, rid: usize, r: &'a ResolverDef) -> Result<String, String> {
+        // Local names are unique within a resolver, not across resolvers.
+        self.ref_locals.borrow_mut().clear();
+        self.takeable.borrow_mut().clear();
         let cname = camel(&r.name);
         let mut out = String::new();
         // Inputs struct.
@@ -785,9 +819,7 @@ impl<'a> Gen<'a> {
             body.push_str("let mut violations: Option<Vec<rt::Violation>> = None;\n");
         }
         body.push_str("'body: {\n");
-        for st in &r.body {
-            self.stmt(st, &mut body);
-        }
+        self.block(&r.body, &mut body);
         body.push_str("}\n");
         if has_requires {
             body.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
@@ -804,6 +836,63 @@ impl<'a> Gen<'a> {
         } else {
             raw_ident(&r.name)
         };
+        // The body takes its inputs as `RtArgs…`: the `Copy` ones by value, the others by
+        // reference, so that a resolver calling another lends it a list instead of copying it.
+        let lifetime = r.inputs.iter().any(|p| !is_copy(&p.ty));
+        let args_ty = format!("RtArgs{cname}{}", if lifetime { "<'a>" } else { "" });
+        let arg_fields: Vec<String> = r
+            .inputs
+            .iter()
+            .map(|p| {
+                if is_copy(&p.ty) {
+                    format!("{}: {},", raw_ident(&p.name), self.rty(&p.ty))
+                } else {
+                    format!("{}: &'a {},", raw_ident(&p.name), self.rty(&p.ty))
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "/// The inputs of `{}` as its body reads them (the generated code's own; applications use `{cname}Inputs`).\n#[doc(hidden)]\npub struct {args_ty} {{ {} }}",
+            r.name,
+            arg_fields
+                .iter()
+                .map(|f| format!("pub {f}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        if r.policy {
+            // An application's policy takes the owned inputs.
+            let copy: Vec<String> = r
+                .inputs
+                .iter()
+                .map(|p| {
+                    if is_copy(&p.ty) {
+                        format!("{n}: self.{n}", n = raw_ident(&p.name))
+                    } else {
+                        format!("{n}: self.{n}.clone()", n = raw_ident(&p.name))
+                    }
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "impl RtArgs{cname}{} {{ fn to_inputs(&self) -> {cname}Inputs {{ {cname}Inputs {{ {} }} }} }}",
+                if lifetime { "<'_>" } else { "" },
+                copy.join(", ")
+            );
+        }
+        let lend: Vec<String> = r
+            .inputs
+            .iter()
+            .map(|p| {
+                if is_copy(&p.ty) {
+                    format!("{n}: inp.{n}", n = raw_ident(&p.name))
+                } else {
+                    format!("{n}: &inp.{n}", n = raw_ident(&p.name))
+                }
+            })
+            .collect();
+        let body_fn = format!("rt_body_{}", r.name);
         let mut f = codegen::Function::new(&fn_name);
         f.vis("pub")
             .doc(format!("{} [{}]\n\nSource: {}:{}", r.title, r.cite, r.source, r.line))
@@ -817,6 +906,22 @@ impl<'a> Gen<'a> {
             f.arg("policy", "&mut P");
         }
         f.arg("inp", format!("&{cname}Inputs"))
+            .ret(format!("Result<{cname}Outcome, rt::Error>"))
+            .line(format!(
+                "{body_fn}(dice, trace, {}&RtArgs{cname} {{ {} }})",
+                if uses_policy { "policy, " } else { "" },
+                lend.join(", ")
+            ));
+        let mut b = codegen::Function::new(&body_fn);
+        b.generic("D: rt::Dice + ?Sized").generic("T: rt::Trace");
+        if uses_policy {
+            b.generic("P: Policy + ?Sized");
+        }
+        b.arg("dice", "&mut D").arg("trace", "&mut T");
+        if uses_policy {
+            b.arg("policy", "&mut P");
+        }
+        b.arg("inp", format!("&RtArgs{cname}{}", if lifetime { "<'_>" } else { "" }))
             .ret(format!("Result<{cname}Outcome, rt::Error>"))
             .line(body);
         if uses_policy {
@@ -832,6 +937,7 @@ impl<'a> Gen<'a> {
         }
         let mut s = codegen::Scope::new();
         s.push_fn(f);
+        s.push_fn(b);
         out.push_str(&s.to_string());
         let _ = writeln!(
             out,
@@ -999,7 +1105,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn stmt(&self, s: &Stmt, o: &mut String) {
+    fn stmt(&self, s: &'a Stmt, o: &mut String) {
         match s {
             Stmt::Let {
                 var,
@@ -1011,8 +1117,23 @@ impl<'a> Gen<'a> {
                 clamp,
             } => {
                 let v = self.expr(value);
-                if mods.is_empty() && clamp.is_none() {
-                    let _ = writeln!(o, "let {var}: {} = {};", self.rty(ty), self.owned(&v, ty));
+                if mods.is_empty() && clamp.is_none() && !is_copy(ty) && is_place(value) && self.lendable_root(value) {
+                    // A name for a part of the inputs (or of a list read in place), which nothing
+                    // can change while the resolver runs: a reference, not a copy.
+                    let _ = writeln!(o, "let {var}: &{} = &{v};", self.rty(ty));
+                    self.ref_locals.borrow_mut().insert(var.clone());
+                } else if mods.is_empty() && clamp.is_none() {
+                    let list = matches!(ty, Ty::List(_));
+                    let _ = writeln!(
+                        o,
+                        "let {}{var}: {} = {};",
+                        if list { "mut " } else { "" },
+                        self.rty(ty),
+                        self.value(value)
+                    );
+                    if list {
+                        self.takeable.borrow_mut().insert(var.clone());
+                    }
                 } else {
                     let _ = writeln!(o, "let mut {var}: {} = {v};", self.rty(ty));
                     // The base value is shown only when some modifier actually changes it.
@@ -1061,7 +1182,8 @@ impl<'a> Gen<'a> {
                 value,
                 cite,
             } => {
-                let _ = writeln!(o, "let mut {var}: {} = {};", self.rty(ty), self.owned(&self.expr(value), ty));
+                let _ = writeln!(o, "let mut {var}: {} = {};", self.rty(ty), self.value(value));
+                self.takeable.borrow_mut().insert(var.clone());
                 self.trace_let(o, name, var, ty, cite);
             }
             Stmt::Assign {
@@ -1071,7 +1193,13 @@ impl<'a> Gen<'a> {
                 value,
                 cite,
             } => {
-                let _ = writeln!(o, "{var} = {};", self.owned(&self.expr(value), &value.ty));
+                if let Some(code) = self.update_in_place(var, value) {
+                    o.push_str(&code);
+                } else if let Some(code) = self.append_in_place(var, value) {
+                    o.push_str(&code);
+                } else {
+                    let _ = writeln!(o, "{var} = {};", self.value(value));
+                }
                 // A new value for a `var` reads as an assignment, not as a second `let`.
                 if let Some(c) = cite {
                     let _ = writeln!(
@@ -1129,7 +1257,7 @@ impl<'a> Gen<'a> {
                 );
             }
             Stmt::Set { field, value, cite } => {
-                let _ = writeln!(o, "out.{} = {};", raw_ident(field), self.owned(&self.expr(value), &value.ty));
+                let _ = writeln!(o, "out.{} = {};", raw_ident(field), self.value(value));
                 let _ = writeln!(
                     o,
                     "if T::ENABLED {{ trace.event(rt::Event::Set {{ field: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
@@ -1218,19 +1346,30 @@ impl<'a> Gen<'a> {
             Stmt::Call { var, resolver, args, cite } => {
                 let callee = &self.sys.resolvers[*resolver];
                 // Arguments are evaluated before the call, which borrows `dice` and `trace` itself.
+                // A resolver's body takes what is not `Copy` by reference: a place (a local, an
+                // input, a field of one) is lent as it is, anything else is made first. A policy
+                // goes through the `Policy` trait's hidden `rt_` method: the rules' own policy
+                // reads the loan, an application's gets owned inputs.
                 let mut fields = Vec::new();
                 for (i, (n, e)) in args.iter().enumerate() {
-                    let code = self.owned(&self.expr(e), &e.ty);
-                    let _ = writeln!(o, "let {var}_a{i} = {code};");
+                    let param_ty = callee.inputs.iter().find(|p| &p.name == n).map(|p| &p.ty);
+                    if is_copy(&e.ty) {
+                        let code = self.owned_expr(e);
+                        let _ = writeln!(o, "let {var}_a{i} = {code};");
+                    } else if is_place(e) && param_ty == Some(&e.ty) {
+                        let _ = writeln!(o, "let {var}_a{i} = &{};", self.expr(e));
+                    } else {
+                        let code = self.owned_expr(e);
+                        let _ = writeln!(o, "let {var}_a{i} = &{code};");
+                    }
                     fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
                 }
                 let callee_fn = if callee.policy {
-                    format!("policy.{}", raw_ident(&callee.name))
-                } else if self.uses_policy[*resolver] {
-                    format!("{}_with", callee.name)
+                    format!("policy.rt_{}", callee.name)
                 } else {
-                    raw_ident(&callee.name)
+                    format!("rt_body_{}", callee.name)
                 };
+                let args_ty = format!("RtArgs{}", camel(&callee.name));
                 let policy_arg = if !callee.policy && self.uses_policy[*resolver] {
                     "policy, "
                 } else {
@@ -1238,10 +1377,10 @@ impl<'a> Gen<'a> {
                 };
                 let _ = writeln!(
                     o,
-                    "let {var} = {callee_fn}(dice, trace, {policy_arg}&{}Inputs {{ {} }})?;",
-                    camel(&callee.name),
+                    "let mut {var} = {callee_fn}(dice, trace, {policy_arg}&{args_ty} {{ {} }})?;",
                     fields.join(", ")
                 );
+                self.takeable.borrow_mut().insert(var.clone());
                 let _ = cite;
             }
             Stmt::Require { cond, message, cite } => {
@@ -1265,15 +1404,193 @@ impl<'a> Gen<'a> {
             Stmt::Break => o.push_str("break;\n"),
             Stmt::Repeat { times, body } => {
                 let _ = writeln!(o, "for _ in 0..{times}i64 {{");
-                self.block(body, o);
+                self.loop_body(body, o);
                 o.push_str("}\n");
             }
             Stmt::For { var, list, body } => {
-                // The list is read once, when the loop starts: the body may change the variable it came from.
-                let _ = writeln!(o, "for {var} in ({}).to_vec() {{", self.expr(list));
-                self.block(body, o);
+                // The list is read once, when the loop starts: the body may change the variable it
+                // came from. A list the body cannot change (an input, a local it never assigns) is
+                // iterated in place; a list computed for the loop is consumed; any other is copied.
+                let elem_copy = matches!(&list.ty, Ty::List(t) if is_copy(t));
+                let in_place = match &list.kind {
+                    ExprKind::Input(_) => true,
+                    ExprKind::Local(l) => !assigns(body, l),
+                    _ => false,
+                };
+                // A filtered or sorted view of lists the body does not change: references to them.
+                let view = if locals_of(list).iter().any(|v| assigns(body, v)) {
+                    None
+                } else {
+                    self.ref_items(list)
+                };
+                if let Some(items) = view {
+                    self.ref_locals.borrow_mut().insert(var.clone());
+                    let _ = writeln!(o, "for {var} in {items} {{");
+                    self.loop_body(body, o);
+                    o.push_str("}\n");
+                    return;
+                }
+                let l = self.expr(list);
+                if in_place && elem_copy {
+                    let _ = writeln!(o, "for {var} in ({l}).iter().copied() {{");
+                } else if in_place {
+                    self.ref_locals.borrow_mut().insert(var.clone());
+                    let _ = writeln!(o, "for {var} in ({l}).iter() {{");
+                } else if is_owned_temp(list) {
+                    let _ = writeln!(o, "for {var} in ({l}) {{");
+                } else {
+                    let _ = writeln!(o, "for {var} in ({l}).to_vec() {{");
+                }
+                self.loop_body(body, o);
                 o.push_str("}\n");
             }
+        }
+    }
+
+    /// `xs = map(x in xs: if c then x with (f: v) else x)` (what `xs = update(x in xs where c:
+    /// ...)` is) written as a loop that changes the matching items of `xs` in place, setting only
+    /// the fields that change, instead of building a new list. The same for several arms
+    /// (`if ... else if ... else x`) and for a body that is a `with` on every item. It applies only
+    /// when the conditions and new values do not read `xs` itself (they would see it half changed);
+    /// values are all computed, and checked, before any field changes, as the copy would.
+    fn update_in_place(&self, var: &str, value: &Expr) -> Option<String> {
+        let ExprKind::Agg {
+            kind: Agg::Map,
+            var: x,
+            list,
+            body,
+        } = &value.kind
+        else {
+            return None;
+        };
+        if !matches!(&list.kind, ExprKind::Local(l) if l == var) || !matches!(&list.ty, Ty::List(t) if matches!(**t, Ty::Rec(_))) {
+            return None;
+        }
+        if body.mentions_local(var) {
+            return None;
+        }
+        let arms: Vec<(Option<&Expr>, &Expr)> = match &body.kind {
+            ExprKind::If(arms, otherwise) if matches!(&otherwise.kind, ExprKind::Local(o) if o == x) => {
+                arms.iter().map(|(c, v)| (Some(c), v)).collect()
+            }
+            ExprKind::With { base, .. } if matches!(&base.kind, ExprKind::Local(b) if b == x) => vec![(None, &**body)],
+            _ => return None,
+        };
+        self.ref_locals.borrow_mut().insert(x.clone());
+        let mut o = String::new();
+        let _ = writeln!(o, "for {x}_mut in {var}.iter_mut() {{");
+        // Which arm applies, read from the item as it is.
+        let mut pick = String::new();
+        for (i, (c, _)) in arms.iter().enumerate() {
+            match c {
+                Some(c) => {
+                    let _ = write!(pick, "{}if {} {{ {i}usize }}", if i == 0 { "" } else { " else " }, self.expr(c));
+                }
+                None => {
+                    let _ = write!(pick, "{i}usize");
+                }
+            }
+        }
+        if arms.iter().any(|(c, _)| c.is_some()) {
+            pick.push_str(" else { usize::MAX }");
+        }
+        let _ = writeln!(o, "let {x}_arm: usize = {{ let {x} = &*{x}_mut; {pick} }};");
+        let _ = writeln!(o, "match {x}_arm {{");
+        for (i, (_, v)) in arms.iter().enumerate() {
+            let _ = writeln!(o, "{i}usize => {{");
+            match &v.kind {
+                ExprKind::With { base, rec, updates } if matches!(&base.kind, ExprKind::Local(b) if b == x) => {
+                    // Every new value first (reading the item as it is), then every field.
+                    let mut vals = String::new();
+                    let mut sets = Vec::new();
+                    self.with_leaves(x, &[], *rec, updates, &mut vals, &mut sets);
+                    let names: Vec<&str> = sets.iter().map(|(_, u)| u.as_str()).collect();
+                    let _ = writeln!(
+                        o,
+                        "let ({},) = {{ let {x} = &*{x}_mut; {vals} ({},) }};",
+                        names.join(", "),
+                        names.join(", ")
+                    );
+                    for (path, u) in &sets {
+                        let _ = writeln!(o, "{x}_mut.{path} = {u};");
+                    }
+                }
+                _ => {
+                    let _ = writeln!(o, "let {x}_new = {{ let {x} = &*{x}_mut; {} }};", self.owned_expr(v));
+                    let _ = writeln!(o, "*{x}_mut = {x}_new;");
+                }
+            }
+            o.push_str(
+                "}
+",
+            );
+        }
+        o.push_str(
+            "_ => {}
+}
+}
+",
+        );
+        Some(o)
+    }
+
+    /// `xs = xs + more` as `xs.extend(more)`, when `more` does not read `xs`.
+    fn append_in_place(&self, var: &str, value: &Expr) -> Option<String> {
+        let ExprKind::Bin(BinOp::Add, a, b) = &value.kind else {
+            return None;
+        };
+        if !matches!(value.ty, Ty::List(_)) || !matches!(&a.kind, ExprKind::Local(l) if l == var) || b.mentions_local(var) {
+            return None;
+        }
+        let y = self.expr(b);
+        let more = if is_fresh(b) { y } else { format!("({y}).iter().cloned()") };
+        Some(format!("{var}.extend({more});\n"))
+    }
+
+    /// The fields a `with` on the item `x` (at `path`) sets, flattening a nested `f: x.f with (...)`
+    /// into the fields it sets: each value's `let` (and the record's range checks, as the copy
+    /// would do them) goes to `vals`, each `(path, value variable)` to `sets`.
+    fn with_leaves(
+        &self,
+        x: &str,
+        path: &[&str],
+        rec: usize,
+        updates: &[(String, Expr)],
+        vals: &mut String,
+        sets: &mut Vec<(String, String)>,
+    ) {
+        let r = &self.sys.records[rec];
+        let mut level = Vec::new();
+        for (n, e) in updates {
+            let mut inner = path.to_vec();
+            inner.push(n);
+            if let ExprKind::With {
+                base,
+                rec: r2,
+                updates: u2,
+            } = &e.kind
+            {
+                if field_path(base, x).is_some_and(|p| p == inner) {
+                    self.with_leaves(x, &inner, *r2, u2, vals, sets);
+                    continue;
+                }
+            }
+            let u = format!("{x}_u{}", sets.len());
+            let _ = write!(vals, "let {u} = {}; ", self.owned_expr(e));
+            level.push((n.as_str(), u.clone()));
+            sets.push((inner.iter().map(|f| raw_ident(f)).collect::<Vec<_>>().join("."), u));
+        }
+        vals.push_str(&self.field_checks(r, level.into_iter()));
+    }
+
+    /// The owned value of an expression: a place (a local, an input, a field) is copied, a value
+    /// the expression builds (a record, a list, a lookup) is used as it is.
+    fn owned_expr(&self, e: &Expr) -> String {
+        let code = self.expr(e);
+        if is_copy(&e.ty) || !is_fresh(e) {
+            self.owned(&code, &e.ty)
+        } else {
+            code
         }
     }
 
@@ -1299,10 +1616,85 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn block(&self, stmts: &[Stmt], o: &mut String) {
-        for s in stmts {
+    fn block(&self, stmts: &'a [Stmt], o: &mut String) {
+        for (i, s) in stmts.iter().enumerate() {
+            // A `return` further on in this block ends the resolver there: nothing after it, here
+            // or in the blocks around, runs.
+            let rest = &stmts[i + 1..];
+            let later = match rest.iter().position(|x| matches!(x, Stmt::Return)) {
+                Some(j) => Later {
+                    stmts: &rest[..j],
+                    fresh: Vec::new(),
+                    last: true,
+                },
+                None => Later {
+                    stmts: rest,
+                    fresh: Vec::new(),
+                    last: false,
+                },
+            };
+            self.later.borrow_mut().push(later);
             self.stmt(s, o);
+            self.later.borrow_mut().pop();
         }
+    }
+
+    /// Is this place part of an input, or of an item read in place (a reference local)? Nothing
+    /// changes those while the resolver runs.
+    fn lendable_root(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Input(_) => true,
+            ExprKind::Local(v) => self.ref_locals.borrow().contains(v),
+            ExprKind::Field(b, _) => self.lendable_root(b),
+            _ => false,
+        }
+    }
+
+    /// A loop's body: after any statement of it, the whole body may run again.
+    fn loop_body(&self, body: &'a [Stmt], o: &mut String) {
+        let mut fresh = Vec::new();
+        for s in body {
+            s.declares(&mut fresh);
+        }
+        self.later.borrow_mut().push(Later {
+            stmts: body,
+            fresh,
+            last: false,
+        });
+        self.block(body, o);
+        self.later.borrow_mut().pop();
+    }
+
+    /// A value for a `let`, `var`, assignment or `set`: a list in a local (or in a call's outcome)
+    /// that nothing may read afterwards is moved out, not copied.
+    fn value(&self, e: &Expr) -> String {
+        // Nothing that may still run reads `v` (or, with a field, `v.field`).
+        let dead = |v: &str, field: Option<&str>| {
+            for l in self.later.borrow().iter().rev() {
+                let fresh = l.fresh.iter().any(|f| f == v);
+                if !fresh && l.stmts.iter().any(|s| stmt_reads(s, v, field)) {
+                    return false;
+                }
+                if l.last {
+                    break;
+                }
+            }
+            true
+        };
+        if matches!(e.ty, Ty::List(_)) {
+            match &e.kind {
+                ExprKind::Local(v) if self.takeable.borrow().contains(v) && dead(v, None) => return format!("std::mem::take(&mut {v})"),
+                ExprKind::Field(b, f) if matches!(b.ty, Ty::Outcome(_)) => {
+                    if let ExprKind::Local(v) = &b.kind {
+                        if self.takeable.borrow().contains(v) && dead(v, Some(f)) {
+                            return format!("std::mem::take(&mut {v}.{})", raw_ident(f));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.owned_expr(e)
     }
 
     fn modifier(&self, m: &Mod, var: &str, ty: &Ty, base: &str, o: &mut String) {
@@ -1451,8 +1843,22 @@ impl<'a> Gen<'a> {
     fn expr(&self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Const(c) => self.konst(c, &e.ty, false),
-            ExprKind::Local(v) => v.clone(),
-            ExprKind::Input(n) => format!("inp.{}", raw_ident(n)),
+            ExprKind::Local(v) => {
+                if self.ref_locals.borrow().contains(v) {
+                    format!("(*{v})")
+                } else {
+                    v.clone()
+                }
+            }
+            // The body reads its arguments (`RtArgs…`), where an input that is not `Copy` is a
+            // reference to the caller's value.
+            ExprKind::Input(n) => {
+                if is_copy(&e.ty) {
+                    format!("inp.{}", raw_ident(n))
+                } else {
+                    format!("(*inp.{})", raw_ident(n))
+                }
+            }
             ExprKind::Output(n) => format!("out.{}", raw_ident(n)),
             ExprKind::KeyCol {
                 key,
@@ -1561,70 +1967,26 @@ impl<'a> Gen<'a> {
                 }
             }
             ExprKind::Agg { kind, var, list, body } => {
+                // Over the items of a place, or of a filtered or sorted view of one: references.
+                if let Some(items) = self.ref_items(list) {
+                    self.ref_locals.borrow_mut().insert(var.clone());
+                    return self.agg_code(*kind, var, &items, body, &format!("{var}.clone()"));
+                }
                 let l = self.expr(list);
-                let b = self.expr(body);
-                let dec = body.ty == Ty::Dec;
                 let elem = match &list.ty {
                     Ty::List(t) => (**t).clone(),
                     _ => Ty::Error,
                 };
-                // Copy elements are iterated by value, others by reference (cloned when kept).
-                let it = if is_copy(&elem) { ".iter().copied()" } else { ".iter().cloned()" };
+                // Copy elements are iterated by value, others in place by reference (cloned only
+                // when kept).
+                let it = if is_copy(&elem) {
+                    ".iter().copied()"
+                } else {
+                    self.ref_locals.borrow_mut().insert(var.clone());
+                    ".iter()"
+                };
                 let keep = if is_copy(&elem) { var.clone() } else { format!("{var}.clone()") };
-                match kind {
-                    Agg::Map => {
-                        let pushed = self.owned(&b, &body.ty);
-                        return format!("{{ let mut acc = Vec::new(); for {var} in ({l}){it} {{ acc.push({pushed}); }} acc }}");
-                    }
-                    Agg::Filter => {
-                        return format!("{{ let mut acc = Vec::new(); for {var} in ({l}){it} {{ if {b} {{ acc.push({keep}); }} }} acc }}")
-                    }
-                    Agg::First => {
-                        return format!(
-                            "{{ let mut acc = None; for {var} in ({l}){it} {{ if {b} {{ acc = Some({keep}); break; }} }} acc }}"
-                        )
-                    }
-                    Agg::Sort | Agg::SortDesc => {
-                        let cmp = if matches!(kind, Agg::Sort) {
-                            "a.0.cmp(&b.0)"
-                        } else {
-                            "b.0.cmp(&a.0)"
-                        };
-                        return format!("{{ let mut keyed = Vec::new(); for {var} in ({l}){it} {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}");
-                    }
-                    _ => {}
-                }
-                match kind {
-                    Agg::Sum => {
-                        if dec {
-                            format!("{{ let mut acc = rt::Dec::ZERO; for {var} in ({l}){it} {{ acc = acc.checked_add({b})?; }} acc }}")
-                        } else {
-                            format!("{{ let mut acc: i64 = 0; for {var} in ({l}){it} {{ acc = acc.checked_add({b}).ok_or_else(|| rt::Error::Overflow)?; }} acc }}")
-                        }
-                    }
-                    Agg::Product => {
-                        if dec {
-                            format!("{{ let mut acc = rt::Dec::ONE; for {var} in ({l}){it} {{ acc = acc.checked_mul({b})?; }} acc }}")
-                        } else {
-                            format!("{{ let mut acc: i64 = 1; for {var} in ({l}){it} {{ acc = acc.checked_mul({b}).ok_or_else(|| rt::Error::Overflow)?; }} acc }}")
-                        }
-                    }
-                    Agg::Count => {
-                        format!("{{ let mut acc: i64 = 0; for {var} in ({l}){it} {{ if {b} {{ acc += 1; }} }} acc }}")
-                    }
-                    Agg::Any => {
-                        format!("{{ let mut acc = false; for {var} in ({l}){it} {{ if {b} {{ acc = true; break; }} }} acc }}")
-                    }
-                    Agg::All => format!("{{ let mut acc = true; for {var} in ({l}){it} {{ if !({b}) {{ acc = false; break; }} }} acc }}"),
-                    Agg::Map | Agg::Filter | Agg::First | Agg::Sort | Agg::SortDesc => String::new(),
-                    Agg::Max | Agg::Min => {
-                        let (zero, cmp) = (
-                            if dec { "rt::Dec::ZERO" } else { "0i64" },
-                            if matches!(kind, Agg::Max) { ">" } else { "<" },
-                        );
-                        format!("{{ let mut acc = None; for {var} in ({l}){it} {{ let x = {b}; if acc.map_or(true, |a| x {cmp} a) {{ acc = Some(x); }} }} acc.unwrap_or({zero}) }}")
-                    }
-                }
+                self.agg_code(*kind, var, &format!("({l}){it}"), body, &keep)
             }
             ExprKind::Neg(x) => {
                 if x.ty == Ty::Dec {
@@ -1677,10 +2039,10 @@ impl<'a> Gen<'a> {
                         "{}if {} {{ {} }}",
                         if i == 0 { "" } else { " else " },
                         self.expr(c),
-                        self.owned(&self.expr(v), &v.ty)
+                        self.owned_expr(v)
                     );
                 }
-                let _ = write!(s, " else {{ {} }}", self.owned(&self.expr(otherwise), &otherwise.ty));
+                let _ = write!(s, " else {{ {} }}", self.owned_expr(otherwise));
                 format!("({s})")
             }
             ExprKind::ToDec(x) => format!("rt::Dec::from_int({})", self.expr(x)),
@@ -1688,7 +2050,7 @@ impl<'a> Gen<'a> {
                 let r = &self.sys.records[*rec];
                 let mut code = String::from("{ ");
                 for (i, (_, x)) in fields.iter().enumerate() {
-                    let _ = write!(code, "let f{i} = {}; ", self.owned(&self.expr(x), &x.ty));
+                    let _ = write!(code, "let f{i} = {}; ", self.owned_expr(x));
                 }
                 code.push_str(&self.field_checks(r, fields.iter().enumerate().map(|(i, (n, _))| (n.as_str(), format!("f{i}")))));
                 let inits: Vec<String> = fields
@@ -1704,26 +2066,113 @@ impl<'a> Gen<'a> {
                 // Every new value is computed from the old record before any field changes.
                 let mut code = String::from("{ ");
                 for (i, (_, x)) in updates.iter().enumerate() {
-                    let _ = write!(code, "let u{i} = {}; ", self.owned(&self.expr(x), &x.ty));
+                    let _ = write!(code, "let u{i} = {}; ", self.owned_expr(x));
                 }
                 code.push_str(&self.field_checks(r, updates.iter().enumerate().map(|(i, (n, _))| (n.as_str(), format!("u{i}")))));
-                let _ = write!(code, "let mut r = {}; ", self.owned(&self.expr(base), &base.ty));
+                let _ = write!(code, "let mut r = {}; ", self.owned_expr(base));
                 for (i, (n, _)) in updates.iter().enumerate() {
                     let _ = write!(code, "r.{} = u{i}; ", raw_ident(n));
                 }
                 code.push_str("r }");
                 code
             }
-            ExprKind::Some(x) => format!("Some({})", self.owned(&self.expr(x), &x.ty)),
-            ExprKind::List(items) => format!(
-                "vec![{}]",
-                items
-                    .iter()
-                    .map(|x| self.owned(&self.expr(x), &x.ty))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            ExprKind::Some(x) => format!("Some({})", self.owned_expr(x)),
+            ExprKind::List(items) => format!("vec![{}]", items.iter().map(|x| self.owned_expr(x)).collect::<Vec<_>>().join(", ")),
         }
+    }
+
+    /// An aggregate over `items`, an iterator expression; `keep` is an item's owned copy.
+    fn agg_code(&self, kind: Agg, var: &str, items: &str, body: &Expr, keep: &str) -> String {
+        let dec = body.ty == Ty::Dec;
+        let b = self.expr(body);
+        match kind {
+            Agg::Map => {
+                let pushed = if is_fresh(body) { b.clone() } else { self.owned(&b, &body.ty) };
+                return format!("{{ let mut acc = Vec::new(); for {var} in {items} {{ acc.push({pushed}); }} acc }}");
+            }
+            Agg::Filter => return format!("{{ let mut acc = Vec::new(); for {var} in {items} {{ if {b} {{ acc.push({keep}); }} }} acc }}"),
+            Agg::First => {
+                return format!("{{ let mut acc = None; for {var} in {items} {{ if {b} {{ acc = Some({keep}); break; }} }} acc }}")
+            }
+            Agg::Sort | Agg::SortDesc => {
+                let cmp = if matches!(kind, Agg::Sort) {
+                    "a.0.cmp(&b.0)"
+                } else {
+                    "b.0.cmp(&a.0)"
+                };
+                return format!("{{ let mut keyed = Vec::new(); for {var} in {items} {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}");
+            }
+            _ => {}
+        }
+        match kind {
+            Agg::Sum => {
+                if dec {
+                    format!("{{ let mut acc = rt::Dec::ZERO; for {var} in {items} {{ acc = acc.checked_add({b})?; }} acc }}")
+                } else {
+                    format!("{{ let mut acc: i64 = 0; for {var} in {items} {{ acc = acc.checked_add({b}).ok_or_else(|| rt::Error::Overflow)?; }} acc }}")
+                }
+            }
+            Agg::Product => {
+                if dec {
+                    format!("{{ let mut acc = rt::Dec::ONE; for {var} in {items} {{ acc = acc.checked_mul({b})?; }} acc }}")
+                } else {
+                    format!("{{ let mut acc: i64 = 1; for {var} in {items} {{ acc = acc.checked_mul({b}).ok_or_else(|| rt::Error::Overflow)?; }} acc }}")
+                }
+            }
+            Agg::Count => {
+                format!("{{ let mut acc: i64 = 0; for {var} in {items} {{ if {b} {{ acc += 1; }} }} acc }}")
+            }
+            Agg::Any => {
+                format!("{{ let mut acc = false; for {var} in {items} {{ if {b} {{ acc = true; break; }} }} acc }}")
+            }
+            Agg::All => format!("{{ let mut acc = true; for {var} in {items} {{ if !({b}) {{ acc = false; break; }} }} acc }}"),
+            Agg::Map | Agg::Filter | Agg::First | Agg::Sort | Agg::SortDesc => String::new(),
+            Agg::Max | Agg::Min => {
+                let (zero, cmp) = (
+                    if dec { "rt::Dec::ZERO" } else { "0i64" },
+                    if matches!(kind, Agg::Max) { ">" } else { "<" },
+                );
+                format!("{{ let mut acc = None; for {var} in {items} {{ let x = {b}; if acc.map_or(true, |a| x {cmp} a) {{ acc = Some(x); }} }} acc.unwrap_or({zero}) }}")
+            }
+        }
+    }
+
+    /// References to the items of a filtered or sorted view (`filter(...)`, `sort(...)`) of a
+    /// place or of another such view, as an iterator expression: an aggregate or loop over it
+    /// reads the items where they are instead of copying each.
+    fn ref_items(&self, list: &Expr) -> Option<String> {
+        let ExprKind::Agg {
+            kind,
+            var,
+            list: inner,
+            body,
+        } = &list.kind
+        else {
+            return None;
+        };
+        if !matches!(kind, Agg::Filter | Agg::Sort | Agg::SortDesc) || matches!(&inner.ty, Ty::List(t) if is_copy(t)) {
+            return None;
+        }
+        let items = if is_place(inner) {
+            format!("({}).iter()", self.expr(inner))
+        } else {
+            self.ref_items(inner)?
+        };
+        self.ref_locals.borrow_mut().insert(var.clone());
+        let b = self.expr(body);
+        Some(match kind {
+            Agg::Filter => {
+                format!("{{ let mut acc: Vec<&_> = Vec::new(); for {var} in {items} {{ if {b} {{ acc.push({var}); }} }} acc }}.into_iter()")
+            }
+            _ => {
+                let cmp = if matches!(kind, Agg::Sort) {
+                    "a.0.cmp(&b.0)"
+                } else {
+                    "b.0.cmp(&a.0)"
+                };
+                format!("{{ let mut keyed: Vec<(_, &_)> = Vec::new(); for {var} in {items} {{ keyed.push(({b}, {var})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}.into_iter()")
+            }
+        })
     }
 
     fn flatten_suffix(&self, tables: &[usize], column: &str) -> String {
@@ -1760,7 +2209,12 @@ impl<'a> Gen<'a> {
                     format!("(match &{x} {{ Some(v) => v.clone(), None => {} }})", self.owned(&y, &e.ty))
                 }
             }
-            BinOp::Add if matches!(e.ty, Ty::List(_)) => format!("{{ let mut v = ({x}).to_vec(); v.extend(({y}).iter().cloned()); v }}"),
+            BinOp::Add if matches!(e.ty, Ty::List(_)) => {
+                // Lists built for the sum are taken as they are; lists in places are copied.
+                let first = if is_fresh(a) { x } else { format!("({x}).to_vec()") };
+                let more = if is_fresh(b) { y } else { format!("({y}).iter().cloned()") };
+                format!("{{ let mut v = {first}; v.extend({more}); v }}")
+            }
             _ if e.ty == Ty::Dec => {
                 let m = match op {
                     BinOp::Add => "checked_add",
@@ -1963,6 +2417,105 @@ fn from_static(code: &str, t: &Ty) -> String {
         Ty::Opt(i) if **i == Ty::Text => format!("({code}).map(rt::Text::Static)"),
         Ty::List(i) if **i == Ty::Text => format!("({code}).iter().map(|s| rt::Text::Static(*s)).collect::<Vec<_>>()"),
         _ => code.to_string(),
+    }
+}
+
+/// Is this expression's code a value built for it (a record, a list, a choice between owned
+/// values), rather than a place or a table's static data, which must be copied to be kept?
+fn is_fresh(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Construct { .. } | ExprKind::With { .. } | ExprKind::List(_) | ExprKind::If(..) | ExprKind::Some(_) => true,
+        ExprKind::Agg { kind, .. } => matches!(kind, Agg::Map | Agg::Filter | Agg::Sort | Agg::SortDesc | Agg::First),
+        ExprKind::Bin(BinOp::Add, _, _) => matches!(e.ty, Ty::List(_)),
+        ExprKind::Bin(BinOp::Coalesce, _, _) => true,
+        // A field of a record that may be none: `.as_ref().map(|r| r.f.clone())`.
+        ExprKind::Field(b, _) => matches!(b.ty, Ty::Opt(_)),
+        _ => false,
+    }
+}
+
+/// Is this expression's code a place (a local, an input, a field of one), which can be lent?
+fn is_place(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Local(_) | ExprKind::Input(_) => true,
+        ExprKind::Field(b, _) => matches!(b.ty, Ty::Rec(_) | Ty::Outcome(_)) && is_place(b),
+        _ => false,
+    }
+}
+
+/// What may still run after a statement (`Gen::later`): statements, the locals they declare
+/// afresh (a loop body's, on its next run), and whether nothing runs after them (a `return`).
+struct Later<'a> {
+    stmts: &'a [Stmt],
+    fresh: Vec<String>,
+    last: bool,
+}
+
+/// Does the statement (or any inside it) read the local `var`, or, given `field`, read that field
+/// of it or the whole of it (reading another field does not count)? Assigning it counts too.
+fn stmt_reads(s: &Stmt, var: &str, field: Option<&str>) -> bool {
+    if matches!(s, Stmt::Assign { var: v, .. } if v == var) {
+        return true;
+    }
+    s.exprs().iter().any(|e| expr_reads(e, var, field)) || s.blocks().iter().any(|b| b.iter().any(|x| stmt_reads(x, var, field)))
+}
+
+fn expr_reads(e: &Expr, var: &str, field: Option<&str>) -> bool {
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        match &x.kind {
+            ExprKind::Local(v) if v == var => return true,
+            ExprKind::Field(b, g) if matches!(&b.kind, ExprKind::Local(v) if v == var) && field.is_some_and(|f| f != g) => {}
+            _ => todo.extend(x.children()),
+        }
+    }
+    false
+}
+
+/// Every local an expression reads.
+fn locals_of(e: &Expr) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        if let ExprKind::Local(v) = &x.kind {
+            out.push(v.as_str());
+        }
+        todo.extend(x.children());
+    }
+    out
+}
+
+/// Does any statement of `stmts` (at any depth) assign the local `var`?
+fn assigns(stmts: &[Stmt], var: &str) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Assign { var: v, .. } => v == var,
+        Stmt::If { arms, otherwise } => arms.iter().any(|(_, b)| assigns(b, var)) || assigns(otherwise, var),
+        Stmt::Match { arms, .. } => arms.iter().any(|(_, b)| assigns(b, var)),
+        Stmt::Repeat { body, .. } | Stmt::For { body, .. } => assigns(body, var),
+        _ => false,
+    })
+}
+
+/// Is this expression's code a value built for it (a list it makes), not a place to copy from?
+fn is_owned_temp(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Agg { kind, .. } => matches!(kind, Agg::Map | Agg::Filter | Agg::Sort | Agg::SortDesc),
+        ExprKind::List(_) => true,
+        ExprKind::Bin(BinOp::Add, _, _) => matches!(e.ty, Ty::List(_)),
+        _ => false,
+    }
+}
+
+/// The fields from the local `x` to this place (`x.u.status` is `[u, status]`), if it is one.
+fn field_path<'e>(e: &'e Expr, x: &str) -> Option<Vec<&'e str>> {
+    match &e.kind {
+        ExprKind::Local(v) if v == x => Some(Vec::new()),
+        ExprKind::Field(b, f) if !matches!(b.ty, Ty::Opt(_) | Ty::Row(_)) => {
+            let mut p = field_path(b, x)?;
+            p.push(f);
+            Some(p)
+        }
+        _ => None,
     }
 }
 

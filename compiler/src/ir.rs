@@ -261,6 +261,45 @@ pub enum Func {
     SqrtPlaces(u32),
 }
 
+impl Expr {
+    /// The expressions directly inside this one (not the dice of a roll: expressions hold none).
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Input(_) | ExprKind::Output(_) => Vec::new(),
+            ExprKind::KeyCol { key, .. } | ExprKind::KeyName { key, .. } => vec![key],
+            ExprKind::Field(b, _) => vec![b],
+            ExprKind::Lookup { args, .. } | ExprKind::Func(_, args) | ExprKind::List(args) => args.iter().collect(),
+            ExprKind::Agg { list, body, .. } => vec![list, body],
+            ExprKind::Neg(x) | ExprKind::Not(x) | ExprKind::ToDec(x) | ExprKind::Some(x) | ExprKind::Is(x, _) => vec![x],
+            ExprKind::Bin(_, a, b) | ExprKind::Cmp(_, a, b) | ExprKind::In(a, b) => vec![a, b],
+            ExprKind::If(arms, otherwise) => {
+                let mut v: Vec<&Expr> = arms.iter().flat_map(|(c, x)| [c, x]).collect();
+                v.push(otherwise);
+                v
+            }
+            ExprKind::Construct { fields, .. } => fields.iter().map(|(_, x)| x).collect(),
+            ExprKind::With { base, updates, .. } => {
+                let mut v = vec![&**base];
+                v.extend(updates.iter().map(|(_, x)| x));
+                v
+            }
+        }
+    }
+
+    /// Does this expression read the local variable `var` anywhere?
+    pub fn mentions_local(&self, var: &str) -> bool {
+        // An explicit stack: expressions can be deep (the parser bounds them, but not tightly).
+        let mut todo = vec![self];
+        while let Some(e) = todo.pop() {
+            if matches!(&e.kind, ExprKind::Local(v) if v == var) {
+                return true;
+            }
+            todo.extend(e.children());
+        }
+        false
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum ExprKind {
     Const(Const),
@@ -471,6 +510,104 @@ pub enum Stmt {
         list: Expr,
         body: Vec<Stmt>,
     },
+}
+
+impl Stmt {
+    /// The expressions this statement evaluates itself (not those of the statements inside it):
+    /// values, conditions, arguments, the parts of dice and modifiers, interpolated values.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        fn mods<'a>(ms: &'a [Mod], out: &mut Vec<&'a Expr>) {
+            for m in ms {
+                match m {
+                    Mod::One { value, when, .. } => {
+                        out.push(value);
+                        out.extend(when.iter());
+                    }
+                    Mod::Highest { mods: inner, .. } => mods(inner, out),
+                }
+            }
+        }
+        fn msg(parts: &[MsgPart]) -> impl Iterator<Item = &Expr> {
+            parts.iter().filter_map(|p| match p {
+                MsgPart::Value(e) => Some(e),
+                MsgPart::Text(_) => None,
+            })
+        }
+        let mut out = Vec::new();
+        match self {
+            Stmt::Let { value, mods: ms, .. } => {
+                out.push(value);
+                mods(ms, &mut out);
+            }
+            Stmt::Var { value, .. } | Stmt::Assign { value, .. } | Stmt::Set { value, .. } => out.push(value),
+            Stmt::Roll { dice, .. } => {
+                out.push(&*dice.count);
+                match &dice.read {
+                    Read::SumFloor { per_die, .. } => out.push(per_die),
+                    Read::Opposed {
+                        second,
+                        first_mod,
+                        second_mod,
+                    } => out.extend([&**second, &**first_mod, &**second_mod]),
+                    _ => {}
+                }
+                if let Some((lo, hi)) = &dice.reroll {
+                    out.extend([lo, hi]);
+                }
+            }
+            Stmt::Check { left, right, .. } => out.extend([left, right]),
+            Stmt::If { arms, .. } => out.extend(arms.iter().map(|(c, _)| c)),
+            Stmt::Match { scrutinee, .. } => out.push(scrutinee),
+            Stmt::Call { args, .. } => out.extend(args.iter().map(|(_, e)| e)),
+            Stmt::Require { cond, message, .. } => {
+                out.push(cond);
+                out.extend(msg(message));
+            }
+            Stmt::Note { text, .. } => out.extend(msg(text)),
+            Stmt::For { list, .. } => out.push(list),
+            Stmt::Return | Stmt::Break | Stmt::Repeat { .. } => {}
+        }
+        out
+    }
+
+    /// The blocks of statements inside this one.
+    pub fn blocks(&self) -> Vec<&[Stmt]> {
+        match self {
+            Stmt::If { arms, otherwise } => {
+                let mut v: Vec<&[Stmt]> = arms.iter().map(|(_, b)| b.as_slice()).collect();
+                v.push(otherwise);
+                v
+            }
+            Stmt::Match { arms, .. } => arms.iter().map(|(_, b)| b.as_slice()).collect(),
+            Stmt::Repeat { body, .. } | Stmt::For { body, .. } => vec![body],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Does this statement, or any inside it, read or assign the local `var`?
+    pub fn mentions_local(&self, var: &str) -> bool {
+        if matches!(self, Stmt::Assign { var: v, .. } if v == var) {
+            return true;
+        }
+        self.exprs().iter().any(|e| e.mentions_local(var)) || self.blocks().iter().any(|b| b.iter().any(|s| s.mentions_local(var)))
+    }
+
+    /// The locals this statement, or any inside it, declares (`let`, `var`, rolls, checks, calls,
+    /// loop variables).
+    pub fn declares(&self, out: &mut Vec<String>) {
+        match self {
+            Stmt::Let { var, .. } | Stmt::Var { var, .. } | Stmt::Roll { var, .. } | Stmt::Check { var, .. } | Stmt::Call { var, .. } => {
+                out.push(var.clone())
+            }
+            Stmt::For { var, .. } => out.push(var.clone()),
+            _ => {}
+        }
+        for b in self.blocks() {
+            for s in b {
+                s.declares(out);
+            }
+        }
+    }
 }
 
 /// Texts both backends show for types and constants (the registry's column types, `list`, and

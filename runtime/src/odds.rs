@@ -136,6 +136,14 @@ impl Prob {
         q.to_u64().unwrap_or(u64::MAX)
     }
 
+    /// The nearest `f64`, for comparing with an estimate (never for the rules' arithmetic).
+    pub fn to_f64(&self) -> f64 {
+        match self {
+            Prob::Small(r) => *r.numer() as f64 / *r.denom() as f64,
+            Prob::Big(b) => b.to_f64().unwrap_or(f64::NAN),
+        }
+    }
+
     /// "145/432", reduced ("0/1", "1/1" for the extremes).
     pub fn numer_denom_string(&self) -> String {
         match self {

@@ -5,6 +5,7 @@
 
 use crate::dice::Seeded;
 use crate::error::Error;
+use crate::odds::{Distribution, Prob};
 use crate::registry::{FieldInfo, ResolverInfo, Ty};
 use crate::trace::NoTrace;
 use crate::value::{Inputs, Value};
@@ -40,6 +41,18 @@ pub struct Tally {
     /// the distribution; `None` once a field took more than [`MAX_HISTOGRAM_VALUES`] values
     /// (whatever the threads: a part past the limit makes the whole past it).
     pub histograms: BTreeMap<String, Option<BTreeMap<i64, u64>>>,
+    /// Whole-number fields while runs are being added: sum, sum of squares, smallest and largest,
+    /// exact in machine integers (a fraction per run was a tenth of a battle's time). `settle`
+    /// moves them into `numbers` and `bounds`; every tally a function here returns is settled.
+    ints: BTreeMap<String, IntSums>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct IntSums {
+    sum: i128,
+    squares: i128,
+    min: i64,
+    max: i64,
 }
 
 /// Distinct values a field's histogram keeps before it gives up (see [`Tally::histograms`]).
@@ -56,7 +69,7 @@ impl Tally {
                     if !path.contains('.') {
                         self.count_value(&path, i, 1);
                     }
-                    self.number(path, BigRational::from_integer(BigInt::from(i)))
+                    self.int(path, i)
                 }
                 Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
                 Value::None => {}
@@ -100,6 +113,51 @@ impl Tally {
         }
     }
 
+    fn int(&mut self, path: String, x: i64) {
+        let square = i128::from(x) * i128::from(x);
+        if let Some(e) = self.ints.get_mut(&path) {
+            match (e.sum.checked_add(i128::from(x)), e.squares.checked_add(square)) {
+                (Some(sum), Some(squares)) => {
+                    *e = IntSums {
+                        sum,
+                        squares,
+                        min: e.min.min(x),
+                        max: e.max.max(x),
+                    };
+                    return;
+                }
+                // Past i128: what was summed so far goes to the exact fractions first.
+                _ => self.settle(),
+            }
+        }
+        self.ints.insert(
+            path,
+            IntSums {
+                sum: i128::from(x),
+                squares: square,
+                min: x,
+                max: x,
+            },
+        );
+    }
+
+    /// Moves the whole-number sums into `numbers` and `bounds`.
+    fn settle(&mut self) {
+        for (path, e) in std::mem::take(&mut self.ints) {
+            let (lo, hi) = (
+                BigRational::from_integer(BigInt::from(e.min)),
+                BigRational::from_integer(BigInt::from(e.max)),
+            );
+            self.bound(&path, &lo, &hi);
+            let n = self
+                .numbers
+                .entry(path)
+                .or_insert_with(|| (BigRational::zero(), BigRational::zero()));
+            n.0 += BigRational::from_integer(BigInt::from(e.sum));
+            n.1 += BigRational::from_integer(BigInt::from(e.squares));
+        }
+    }
+
     fn number(&mut self, path: String, x: BigRational) {
         self.bound(&path, &x, &x);
         let e = self
@@ -127,7 +185,9 @@ impl Tally {
     }
 
     /// Adds another tally's runs to this one (exact: the order of merging does not matter).
-    pub fn merge(&mut self, o: Tally) {
+    pub fn merge(&mut self, mut o: Tally) {
+        self.settle();
+        o.settle();
         self.runs += o.runs;
         for (k, m) in o.categories {
             let mine = self.categories.entry(k).or_default();
@@ -205,6 +265,21 @@ impl Tally {
             .collect()
     }
 
+    /// The widest 95% interval among the shares of the categorical fields `keep` accepts, as
+    /// (field, value, half-width): what `sim --precision` runs until it is small enough.
+    pub fn widest_interval(&self, keep: impl Fn(&str) -> bool) -> Option<(String, String, f64)> {
+        let mut widest: Option<(String, String, f64)> = None;
+        for f in self.categories.keys().filter(|f| keep(f)) {
+            for (label, _, e) in self.shares(f) {
+                let half = (e.high - e.low) / 2.0;
+                if widest.as_ref().is_none_or(|w| half > w.2) {
+                    widest = Some((f.clone(), label, half));
+                }
+            }
+        }
+        widest
+    }
+
     /// Mean of numeric field `path` over all runs, with a 95% normal interval kept within the
     /// smallest and largest value seen (a mean of losses is never below 0).
     pub fn mean(&self, path: &str) -> Option<Estimate> {
@@ -229,6 +304,25 @@ impl Tally {
             high: (mean + half).min(max),
         })
     }
+}
+
+/// The exact share of each value of each categorical field (enums, yes/no, text) of an exact
+/// distribution, with fields flattened as a simulation's tally flattens a run (`result`,
+/// `final."Alpha".status`): what `sim --exact-check` compares the estimates with.
+pub fn exact_shares(d: &Distribution<Value>) -> BTreeMap<String, BTreeMap<Value, Prob>> {
+    let mut out: BTreeMap<String, BTreeMap<Value, Prob>> = BTreeMap::new();
+    for (o, p) in &d.outcomes {
+        let mut flat = Vec::new();
+        flatten("", o, &mut flat);
+        for (path, v) in flat {
+            if matches!(v, Value::Int(_) | Value::Dec(_) | Value::None) {
+                continue;
+            }
+            let e = out.entry(path).or_default().entry(v).or_insert_with(Prob::zero);
+            *e = e.add(p);
+        }
+    }
+    out
 }
 
 /// Flattens records into dotted paths; a list of records whose first field is a label (enum or
@@ -368,6 +462,7 @@ fn run_part(
             progress(n);
         }
     }
+    tally.settle();
     Ok(tally)
 }
 
@@ -400,6 +495,50 @@ mod tests {
         let split = tally_of(&values, 3);
         assert_eq!(split.bounds, tally_of(&values, 1).bounds);
         assert_eq!(split.mean("lost"), Some(e));
+    }
+
+    #[test]
+    fn exact_shares_add_up_per_field_value() {
+        let rec = |r: &'static str, n: i64| Value::Record(vec![("result", Value::Text(r.into())), ("rounds", Value::Int(n))]);
+        let p = |n, d| Prob::new(n, d).unwrap_or_else(|e| panic!("{e}"));
+        let d = Distribution {
+            outcomes: vec![(rec("a", 1), p(1, 2)), (rec("a", 2), p(1, 4)), (rec("b", 2), p(1, 4))],
+        };
+        let shares = exact_shares(&d);
+        let result = shares.get("result").cloned().unwrap_or_default();
+        assert_eq!(result.get(&Value::Text("a".into())), Some(&p(3, 4)));
+        assert_eq!(result.get(&Value::Text("b".into())), Some(&p(1, 4)));
+        // Numbers are means, not shares.
+        assert!(!shares.contains_key("rounds"));
+    }
+
+    #[test]
+    fn the_widest_interval_is_the_least_certain_share() {
+        // 50 of 100 has a wider interval than 1 of 100.
+        let mut t = Tally::default();
+        for i in 0..100 {
+            let v = |on: bool| Value::Bool(on);
+            t.add(&Value::Record(vec![("even", v(i % 2 == 0)), ("first", v(i == 0))]));
+        }
+        let (field, _, half) = t.widest_interval(|_| true).unwrap_or_else(|| panic!("no categories"));
+        assert_eq!(field, "even");
+        assert!((half - 0.0962).abs() < 0.001, "{half}");
+        let (field, _, narrow) = t.widest_interval(|f| f == "first").unwrap_or_else(|| panic!("no categories"));
+        assert_eq!(field, "first");
+        assert!(narrow < half);
+    }
+
+    #[test]
+    fn whole_number_sums_past_i128_stay_exact() {
+        // Squares of values near i64::MAX pass i128 after two runs: the sums go on in fractions.
+        let values = [i64::MAX, i64::MAX, -7, i64::MIN, 3];
+        let t = tally_of(&values, 1);
+        let big = |x: i64| BigRational::from_integer(BigInt::from(x));
+        let sum = values.iter().fold(BigRational::zero(), |a, &v| a + big(v));
+        let squares = values.iter().fold(BigRational::zero(), |a, &v| a + big(v) * big(v));
+        assert_eq!(t.numbers.get("lost"), Some(&(sum, squares)));
+        assert_eq!(t.bounds.get("lost"), Some(&(big(i64::MIN), big(i64::MAX))));
+        assert_eq!(tally_of(&values, 2).numbers, t.numbers);
     }
 
     #[test]

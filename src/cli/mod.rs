@@ -100,6 +100,8 @@ Examples:
   rulebook sim mercenary.battle --input examples/mercenary-infantry-clash.yaml --runs 10000 --seed 7
   rulebook sim mercenary.battle --input examples/mercenary-lost-command.yaml --runs 100000 --seed 1 --threads 2 --json
   rulebook sim mercenary.battle --input examples/mercenary-infantry-clash.yaml --runs 2000 --chart battle.svg
+  rulebook sim starleader.to_hit --set weapon=\"Ghazi 10/7\" --precision 1% --seed 11
+  rulebook sim starleader.to_hit --set weapon=\"Ghazi 10/7\" --runs 20000 --seed 11 --exact-check
 
 Each run's dice come from the seed and the run number only, so the report is byte-identical for a
 given --seed whatever --threads is. Runs use every core by default; a progress bar shows on a
@@ -107,7 +109,9 @@ terminal; timings go to stderr. Invalid input is refused before anything is simu
 says once the fields that are the same in every run and reports only those that vary (the
 outcome field always); --json reports every field. --chart FILE.svg also draws each outcome's
 share of the runs with its 95% interval, the distribution of the first whole-number output that
-varies (a battle's rounds) and the means with their intervals.")]
+varies (a battle's rounds) and the means with their intervals. --precision P runs in batches until
+every probability reported is known to ±P at 95% (or --runs is reached), and says how many runs
+that took. --exact-check compares the estimates with the exact odds, outcome by outcome.")]
     Sim(SimArgs),
     /// Compare two versions of the rules: how an edit moves the exact odds
     #[command(after_help = "\
@@ -224,9 +228,21 @@ pub struct SimArgs {
     pub resolver: String,
     #[command(flatten)]
     pub inputs: inputs::InputArgs,
-    /// Number of runs (at least 1)
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub runs: u64,
+    /// Number of runs (at least 1; default 1000). With --precision, the most runs it may take
+    /// (default 10000000)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: Option<u64>,
+    /// Run until every reported probability's 95% interval is at most ±P: a share (0.005) or a
+    /// percentage (0.5%). Says how many runs that took; the same report comes from --runs N
+    #[arg(long, value_name = "P", value_parser = parse_precision)]
+    pub precision: Option<f64>,
+    /// Also work out the exact odds (for a procedure small enough to enumerate) and say, for each
+    /// outcome, the exact value, the estimate, and whether the exact value lies in the 95% interval
+    #[arg(long)]
+    pub exact_check: bool,
+    /// With --exact-check: give up on the exact odds after this many seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: u64,
     /// Seed of the whole simulation
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
@@ -239,6 +255,25 @@ pub struct SimArgs {
     /// Also draw the result as an SVG chart in FILE (written whole or not at all)
     #[arg(long, value_name = "FILE.svg")]
     pub chart: Option<PathBuf>,
+}
+
+/// `--precision`: a share in (0, 0.5], written `0.005` or `0.5%`.
+fn parse_precision(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), 100.0),
+        None => (t, 1.0),
+    };
+    let p = number
+        .parse::<f64>()
+        .map_err(|_| format!("`{text}` is not a number: write a share such as 0.005, or a percentage such as 0.5%"))?
+        / scale;
+    if !(p > 0.0 && p <= 0.5) {
+        return Err(format!(
+            "`{text}` is not a usable half-width: it must be above 0 and at most 0.5 (50%), such as 0.005 or 0.5%"
+        ));
+    }
+    Ok(p)
 }
 
 #[derive(Args, Debug)]

@@ -31,8 +31,11 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         Some(t) => usize::try_from(t).unwrap_or(1),
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
-    let bar = if std::io::stderr().is_terminal() && args.runs >= 100 {
-        let b = indicatif::ProgressBar::new(args.runs);
+    // Without --precision, --runs runs; with it, batches until the intervals are narrow enough,
+    // --runs being the most it may take.
+    let most = args.runs.unwrap_or(if args.precision.is_some() { MOST_RUNS } else { DEFAULT_RUNS });
+    let bar = if std::io::stderr().is_terminal() && most >= 100 {
+        let b = indicatif::ProgressBar::new(most);
         b.set_style(
             indicatif::ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} runs {per_sec} eta {eta}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -44,39 +47,125 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     let started = Instant::now();
     // A first batch, timed, so that a long simulation says at once how long it will take; the
     // rest of the runs follow and the two tallies merge exactly (same report, byte for byte).
-    let first = args.runs.min(FIRST_BATCH.max(64 * threads as u64));
+    let first = most.min(FIRST_BATCH.max(64 * threads as u64));
     let mut tally = rt::simulate_range(r, &bound, 0..first, args.seed, threads, &|n| bar.set_position(n))?;
-    if first < args.runs {
-        let rate = first as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        let left = (args.runs - first) as f64 / rate;
-        if left >= LONG_SECS {
-            bar.suspend(|| writeln!(err, "{}", estimate(args.runs, left, rate)))?;
+    let mut runs = first;
+    // The categorical fields the report shows (per-item detail is only in --json).
+    let reported = |f: &str| !f.contains('"');
+    let mut precision = None;
+    if let Some(target) = args.precision {
+        // Each batch aims at the runs the widest interval says are needed (a half-width shrinks
+        // as 1/sqrt(runs)), in whole thousands, at most 16 times the runs so far. The batches
+        // depend on the tallies only, so the stopping point is the same whatever --threads is.
+        loop {
+            let widest = tally.widest_interval(reported);
+            let half = widest.as_ref().map_or(0.0, |w| w.2);
+            if half <= target || runs >= most {
+                precision = Some((target, widest));
+                break;
+            }
+            let aim = (runs as f64 * (half / target).powi(2)).ceil() as u64;
+            let next = aim
+                .div_ceil(1000)
+                .saturating_mul(1000)
+                .clamp(runs + 1, runs.saturating_mul(16))
+                .min(most);
+            let rate = runs as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            let left = (next - runs) as f64 / rate;
+            if left >= LONG_SECS {
+                bar.suspend(|| writeln!(err, "{}", estimate(next, left, rate)))?;
+            }
+            let done = runs;
+            let more = rt::simulate_range(r, &bound, runs..next, args.seed, threads, &|n| bar.set_position(done + n))?;
+            tally.merge(more);
+            runs = next;
         }
-        let rest = rt::simulate_range(r, &bound, first..args.runs, args.seed, threads, &|n| bar.set_position(first + n))?;
+    } else if first < most {
+        let rate = first as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        let left = (most - first) as f64 / rate;
+        if left >= LONG_SECS {
+            bar.suspend(|| writeln!(err, "{}", estimate(most, left, rate)))?;
+        }
+        let rest = rt::simulate_range(r, &bound, first..most, args.seed, threads, &|n| bar.set_position(first + n))?;
         tally.merge(rest);
+        runs = most;
     }
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
     let _ = writeln!(
         err,
         "{} runs in {:.2} s on {threads} thread(s): {:.0} runs/s",
-        args.runs,
+        runs,
         secs,
-        args.runs as f64 / secs.max(1e-9)
+        runs as f64 / secs.max(1e-9)
     );
+    // The exact odds to compare with, worked out before anything is printed (an error is then
+    // all the output).
+    let exact = if args.exact_check {
+        let d = super::exact_odds(r, &bound, args.budget).map_err(|e| CliError {
+            message: format!("--exact-check: {}", e.message),
+            code: e.code,
+        })?;
+        Some(rt::exact_shares(&d))
+    } else {
+        None
+    };
 
     let path = format!("{}.{}", s.name, r.name);
     let main = tally.main_field();
     // The chart first: when it cannot be written, the error is all the output.
     if let Some(file) = &args.chart {
-        let title = format!("{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed);
+        let title = format!("{path} — {}: {} runs, seed {}", r.title, runs, args.seed);
         chart::write(file, &sim_chart(title, inputs::items(r, &bound), r, &tally, main.as_deref()))?;
     }
+    let checks = exact.as_ref().map(|e| exact_checks(&tally, e, &reported));
     if args.json {
-        writeln!(out, "{}", pretty(&rt::json::sim(s, r, &bound, &tally, args.runs, args.seed))?)?;
+        let mut doc = rt::json::sim(s, r, &bound, &tally, runs, args.seed);
+        if let (Some((target, widest)), Some(o)) = (&precision, doc.as_object_mut()) {
+            let half = widest.as_ref().map_or(0.0, |w| w.2);
+            o.insert(
+                "precision".into(),
+                serde_json::json!({
+                    "target": target,
+                    "met": half <= *target,
+                    "widest": widest.as_ref().map(|(f, v, h)| serde_json::json!({"field": f, "value": v, "half_width": h})),
+                }),
+            );
+        }
+        if let (Some(checks), Some(o)) = (&checks, doc.as_object_mut()) {
+            let rows: Vec<serde_json::Value> = checks
+                .iter()
+                .map(|c| {
+                    serde_json::json!({"field": c.field, "value": c.value, "exact": c.exact.numer_denom_string(),
+                        "estimate": c.estimate.value, "ci95": [c.estimate.low, c.estimate.high], "inside": c.inside})
+                })
+                .collect();
+            o.insert("exact_check".into(), serde_json::Value::Array(rows));
+        }
+        writeln!(out, "{}", pretty(&doc)?)?;
         return Ok(());
     }
-    writeln!(out, "{path} — {}: {} runs, seed {}", r.title, args.runs, args.seed)?;
+    writeln!(out, "{path} — {}: {} runs, seed {}", r.title, runs, args.seed)?;
+    if let Some((target, widest)) = &precision {
+        let half = widest.as_ref().map_or(0.0, |w| w.2);
+        let widest_text = widest
+            .as_ref()
+            .map(|(f, v, h)| format!("the widest is ±{:.3}% ({f} = {v})", h * 100.0))
+            .unwrap_or_else(|| "there are no probabilities to report".into());
+        if half <= *target {
+            writeln!(
+                out,
+                "precision: every probability within ±{:.3}% at 95% after {runs} runs; {widest_text}",
+                target * 100.0
+            )?;
+        } else {
+            writeln!(
+                out,
+                "precision: NOT reached: stopped at the most runs allowed ({runs}; raise --runs) with ±{:.3}% asked; {widest_text}",
+                target * 100.0
+            )?;
+        }
+    }
     // Text shows the outcome and top-level fields; per-item detail (`final."Alpha".status`) is in --json.
     let shown = |f: &str| !f.contains('"');
     // Fields with one value in every run are said once; the outcome field keeps its section (its
@@ -140,7 +229,81 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
             )?;
         }
     }
+    if let Some(checks) = &checks {
+        writeln!(out, "\nexact check (the exact odds of the same inputs):")?;
+        let label = |c: &ExactCheck| format!("{} = {}", c.field, c.value);
+        let w = checks.iter().map(|c| label(c).chars().count()).max().unwrap_or(0);
+        writeln!(
+            out,
+            "  {}  {:>9}  {:>9}  {:<22}  inside",
+            super::pad("", w),
+            "exact",
+            "estimate",
+            "95% CI"
+        )?;
+        for c in checks {
+            writeln!(
+                out,
+                "  {}  {:>8}%  {:>8.3}%  {:<22}  {}",
+                super::pad(&label(c), w),
+                c.exact.percent(3),
+                c.estimate.value * 100.0,
+                format!("[{:.3}%, {:.3}%]", c.estimate.low * 100.0, c.estimate.high * 100.0),
+                if c.inside { "yes" } else { "NO" }
+            )?;
+        }
+        let inside = checks.iter().filter(|c| c.inside).count();
+        writeln!(
+            out,
+            "  {inside} of {} exact values lie inside their 95% intervals (about 1 in 20 may fall outside by chance)",
+            checks.len()
+        )?;
+    }
     Ok(())
+}
+
+/// One outcome of `sim --exact-check`: its exact probability, the simulation's estimate and
+/// whether the exact value lies in the estimate's 95% interval.
+struct ExactCheck {
+    field: String,
+    value: String,
+    exact: rt::Prob,
+    estimate: rt::Estimate,
+    inside: bool,
+}
+
+/// Every value of every reported categorical field that the exact odds or the runs produced.
+fn exact_checks(
+    tally: &rt::Tally,
+    exact: &std::collections::BTreeMap<String, std::collections::BTreeMap<rt::Value, rt::Prob>>,
+    reported: &dyn Fn(&str) -> bool,
+) -> Vec<ExactCheck> {
+    let mut fields: Vec<&String> = exact.keys().chain(tally.categories.keys()).filter(|f| reported(f)).collect();
+    fields.sort();
+    fields.dedup();
+    let mut rows = Vec::new();
+    for f in fields {
+        let mut values: Vec<String> = exact.get(f).into_iter().flat_map(|m| m.keys().map(|v| v.to_string())).collect();
+        values.extend(tally.categories.get(f).into_iter().flat_map(|m| m.keys().map(|v| v.to_string())));
+        let mut seen = std::collections::BTreeSet::new();
+        values.retain(|v| seen.insert(v.clone()));
+        for v in values {
+            let p = exact
+                .get(f)
+                .and_then(|m| m.iter().find(|(k, _)| k.to_string() == v))
+                .map_or_else(rt::Prob::zero, |(_, p)| p.clone());
+            let e = tally.proportion(f, &v);
+            let x = p.to_f64();
+            rows.push(ExactCheck {
+                field: f.clone(),
+                value: v,
+                inside: e.low <= x && x <= e.high,
+                exact: p,
+                estimate: e,
+            });
+        }
+    }
+    rows
 }
 
 /// The chart of a simulation: each outcome field the text reports, every value with its share of
@@ -235,6 +398,10 @@ fn sim_chart(title: String, inputs: Vec<String>, r: &rt::ResolverInfo, tally: &r
     }
 }
 
+/// Runs without --runs.
+const DEFAULT_RUNS: u64 = 1_000;
+/// The most runs --precision takes without --runs.
+const MOST_RUNS: u64 = 10_000_000;
 /// Runs timed before the estimate (at least 64 per thread).
 const FIRST_BATCH: u64 = 2_000;
 /// Simulations expected to take at least this many more seconds start with an estimate.

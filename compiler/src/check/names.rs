@@ -23,12 +23,13 @@ fn article(what: &str) -> &'static str {
     }
 }
 
-/// Names the generated Rust cannot use even as raw identifiers, or that it uses itself.
+/// Names the generated Rust cannot use even as raw identifiers, or that it uses itself (the
+/// prefix `rt_` names the generated code's own helpers, such as `rt_body_fire`).
 pub(super) fn rust_ident_ok(name: &str) -> bool {
     !matches!(
         name,
         "self" | "Self" | "super" | "crate" | "_" | "dice" | "trace" | "inp" | "out" | "rt" | "violations"
-    )
+    ) && !name.starts_with("rt_")
 }
 
 /// What a file that failed to parse would probably have declared, read from its text without the
@@ -142,6 +143,20 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
 impl<'a> Checker<'a> {
     /// E0102 for a name the generated code reserves for itself.
     pub(super) fn reserved(&mut self, name: &ast::Ident, what: &str) {
+        if let Some(rest) = name.name.strip_prefix("rt_") {
+            self.err(
+                "E0102",
+                name.span,
+                format!(
+                    "`{}` begins with `rt_`, which is kept for the generated code's own names: it cannot name {} {what}",
+                    name.name,
+                    article(what)
+                ),
+                "reserved prefix",
+                Some(format!("choose a name that does not begin with `rt_`, such as `{rest}`")),
+            );
+            return;
+        }
         self.err(
             "E0102",
             name.span,
@@ -501,6 +516,18 @@ mod tests {
         check_codes("enum dice \"D\" [1] { a }\n", &["E0102"]);
         check_codes("enum e \"E\" [1] { x_1, x1 }\n", &["E0102"]);
         check_codes("enum e \"E\" [1] { a, a }\n", &["E0102"]);
+    }
+
+    #[test]
+    fn the_generated_codes_prefix_is_kept() {
+        // `rt_body_r` is the body of resolver `r` in the generated code.
+        let (msg, help) = only("resolver rt_body_r \"R\" [1] {\n  out x: int = 0\n}\n", "E0102");
+        assert_eq!(
+            msg,
+            "`rt_body_r` begins with `rt_`, which is kept for the generated code's own names: it cannot name a resolver"
+        );
+        assert_eq!(help, "choose a name that does not begin with `rt_`, such as `body_r`");
+        check_codes("record rt_x \"X\" [1] { a: int }\n", &["E0102"]);
     }
 
     #[test]
