@@ -12,11 +12,12 @@ documents `rulebook odds ... --json` prints) and timed with timeit (best of seve
     from 10 armies against 10: the exact distribution of the armies left (rulebook's fixture
     benches/fixtures/risk/risk.rules, `risk.attack` run with `--until done`).
 
-Usage (run.sh passes these):
-    python icepool_bench.py --fire-json FIRE.json --risk-json RISK.json \
-        [--rulebook-times TIMES.json] [--repeat 7] [--out ICEPOOL.json]
-FIRE.json and RISK.json are rulebook's `odds --json` documents of the two cases; TIMES.json holds
-rulebook's timings (from the peers binary); with it the script prints the side-by-side table.
+Usage (run.sh runs these):
+    python icepool_bench.py measure --fire-json FIRE.json --risk-json RISK.json --out ICEPOOL.json [--repeat 7]
+    python icepool_bench.py table --rulebook R1.json R2.json ... --icepool I1.json I2.json ...
+FIRE.json and RISK.json are rulebook's `odds --json` documents of the two cases; `measure` checks
+icepool's answers against them, exactly, then times icepool. R*.json are rulebook's timings
+(`peers time`), one per round; `table` prints the side-by-side table, each side's best round.
 """
 
 import argparse
@@ -374,16 +375,8 @@ def fmt_time(s):
     return f"{s * 1e6:.1f} µs"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--fire-json", required=True, help="rulebook's `odds starleader.fire --json` document")
-    ap.add_argument("--risk-json", required=True, help="rulebook's `odds risk.attack --until done --json` document")
-    ap.add_argument("--rulebook-times", help="rulebook's timings (JSON, from the peers binary): print the table")
-    ap.add_argument("--repeat", type=int, default=7, help="timeit repeats; the best is kept")
-    ap.add_argument("--out", help="write icepool's timings here (JSON)")
-    ap.add_argument("--interpreter-ms", type=int, help="the CLI's time for RISK through the interpreter, for the table's notes")
-    args = ap.parse_args()
-
+def measure(args):
+    """Checks icepool's answers against rulebook's documents, exactly, and times them."""
     results = {"icepool_version": icepool.__version__, "python": sys.version.split()[0]}
 
     # (a) Cold: the first computation in this process; then agreement; then best of repeats.
@@ -398,7 +391,7 @@ def main():
     print(f"(a) fire: {len(fire)} outcomes, the same as rulebook's, exactly; icepool best {fmt_time(best)} "
           f"({args.repeat} repeats of {number}), first call {fmt_time(cold)}", file=sys.stderr)
 
-    # (b) Every variant: cold, agreement, then best of repeats (one battle per repeat).
+    # (b) Every variant: cold, agreement, then best of repeats.
     with open(args.risk_json) as f:
         risk_doc = json.load(f)
     theirs = rulebook_fractions(risk_doc, ("attackers", "defenders"))
@@ -413,37 +406,40 @@ def main():
         check_same(f"risk ({name})", ours, theirs)
         ice_won = sum((p for (a, d), p in ours.items() if d == 0), Fraction(0))
         assert ice_won == won, f"risk ({name}): attacker wins {ice_won}, rulebook {won}"
-        best = min(timeit.Timer(fn).repeat(repeat=args.repeat, number=1))
-        results["risk"][name] = {"best_s": best, "first_call_s": cold}
+        best, number = best_time(fn, args.repeat)
+        results["risk"][name] = {"best_s": best, "first_call_s": cold, "calls_per_repeat": number}
         print(f"(b) risk, icepool {name}: attacker wins {float(ice_won):.4%} ({len(ours)} end states), the same "
               f"as rulebook's, exactly; best {fmt_time(best)}, first call {fmt_time(cold)}", file=sys.stderr)
 
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(results, f, indent=2)
-    if args.rulebook_times:
-        with open(args.rulebook_times) as f:
-            table(json.load(f), results, args.interpreter_ms)
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
 
 
-def table(rb, ice, interpreter_ms=None):
-    """The side-by-side table: icepool's best over rulebook's best, with the issue's goal."""
-    fastest = min(ice["risk"], key=lambda k: ice["risk"][k]["best_s"])
+def best_of(docs, *path):
+    """The smallest value at `path` over the rounds' documents."""
+    def get(d):
+        for k in path:
+            d = d[k]
+        return d
+    return min(get(d) for d in docs)
+
+
+def table(args):
+    """The side-by-side table: per side, the best time over every round; icepool's over rulebook's."""
+    rb = [json.load(open(f)) for f in args.rulebook]
+    ice = [json.load(open(f)) for f in args.icepool]
+    variants = list(ice[0]["risk"])
+    risk_best = {k: best_of(ice, "risk", k, "best_s") for k in variants}
+    fastest = min(variants, key=risk_best.get)
     rows = [
-        ("(a) Starleader fire, full distribution", rb["fire"]["best_s"], ice["fire"]["best_s"], 500.0, "icepool"),
-        (
-            "(b) RISK 10v10 to elimination",
-            rb["risk"]["best_s"],
-            ice["risk"][fastest]["best_s"],
-            1.0,
-            f"icepool {fastest} (fastest of {len(ice['risk'])})",
-        ),
+        ("(a) Starleader fire, full distribution", best_of(rb, "fire", "best_s"), best_of(ice, "fire", "best_s"), 500.0),
+        ("(b) RISK 10v10 to elimination", best_of(rb, "risk", "best_s"), risk_best[fastest], 1.0),
     ]
-    print(f"\nicepool {ice['icepool_version']} on Python {ice['python']}; rulebook compiled, release build; "
-          "best of repeats on both sides\n")
+    print(f"\nicepool {ice[0]['icepool_version']} on Python {ice[0]['python']}; rulebook compiled (release); "
+          f"each time the best of {len(rb)} rounds of best-of-{rb[0]['repeat']} repeats, the two sides taking turns\n")
     head = ("case", "rulebook", "icepool", "ratio", "goal", "met")
     lines = [head]
-    for case, r, i, goal, _ in rows:
+    for case, r, i, goal in rows:
         ratio = i / r
         lines.append((case, fmt_time(r), fmt_time(i), f"{ratio:,.1f}×", f"≥{goal:g}×" if goal > 1 else "ahead (>1×)",
                       "met" if ratio >= goal and ratio > 1 else "not met"))
@@ -453,15 +449,30 @@ def table(rb, ice, interpreter_ms=None):
         if n == 0:
             print("  ".join("-" * w for w in widths))
     print()
-    for case, _, _, _, note in rows:
-        print(f"{case}: {note}")
-    print(f"(b) the attacker conquers with probability {ice['risk_attacker_wins']} on both sides")
-    print(f"(b) every icepool variant: " + "; ".join(f"{k} {fmt_time(v['best_s'])}" for k, v in ice["risk"].items()))
-    print(f"first calls (cold caches), icepool: fire {fmt_time(ice['fire']['first_call_s'])}; risk "
-          + "; ".join(f"{k} {fmt_time(v['first_call_s'])}" for k, v in ice["risk"].items()))
-    if interpreter_ms is not None:
-        print(f"(b) through the interpreter instead (rulebook odds risk.attack --rules benches/fixtures ... --until done, "
-              f"one run, process start included): {interpreter_ms} ms")
+    print(f"(b) icepool's time is its fastest variant, {fastest}; every variant: "
+          + "; ".join(f"{k} {fmt_time(v)}" for k, v in risk_best.items()))
+    print(f"(b) the attacker conquers with probability {ice[0]['risk_attacker_wins']} on both sides")
+    print(f"icepool's first calls (cold caches; the table is warm): fire {fmt_time(best_of(ice, 'fire', 'first_call_s'))}; "
+          + "; ".join(f"{k} {fmt_time(best_of(ice, 'risk', k, 'first_call_s'))}" for k in variants))
+    if args.interpreter_ms is not None:
+        print(f"(b) through rulebook's interpreter instead (rulebook odds risk.attack --rules benches/fixtures ... "
+              f"--until done, one run, process start included): {args.interpreter_ms} ms")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure", help="check icepool against rulebook's answers, then time it")
+    m.add_argument("--fire-json", required=True, help="rulebook's `odds starleader.fire --json` document")
+    m.add_argument("--risk-json", required=True, help="rulebook's `odds risk.attack --until done --json` document")
+    m.add_argument("--repeat", type=int, default=7, help="timeit repeats; the best is kept")
+    m.add_argument("--out", required=True, help="write icepool's timings here (JSON)")
+    t = sub.add_parser("table", help="print the side-by-side table of timings measured in rounds")
+    t.add_argument("--rulebook", nargs="+", required=True, help="rulebook's timings, one JSON per round (`peers time`)")
+    t.add_argument("--icepool", nargs="+", required=True, help="icepool's timings, one JSON per round (`measure`)")
+    t.add_argument("--interpreter-ms", type=int, help="the CLI's time for RISK through the interpreter")
+    args = ap.parse_args()
+    measure(args) if args.command == "measure" else table(args)
 
 
 if __name__ == "__main__":
