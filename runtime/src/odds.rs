@@ -280,6 +280,9 @@ struct Step {
     /// Index into `Enumerator::cache`, also used to detect a resolver that rolls differently on
     /// replay.
     cache: u32,
+    /// The weight of the path up to and including this roll, as an unreduced fraction; `None`
+    /// once it overflows u128 (the leaf's weight is then rebuilt exactly from the path).
+    weight: Option<(u128, u128)>,
 }
 
 /// A cached distribution: values and counts of the DISTINCT read values, and their total.
@@ -293,15 +296,16 @@ struct Cached {
 /// `Dice` that enumerates every distinct read value of every roll; see the module docs.
 ///
 /// The leaf weight is kept as an unreduced u128 fraction (product of count/total along the
-/// path), so the hot path is two checked multiplications and no allocation. If it overflows the
-/// leaf's weight is rebuilt exactly as a `BigRational` from the path.
+/// path), stored with each roll of the path: a replayed roll whose branch, and every branch
+/// before it, is unchanged since the last leaf (the first `fresh` rolls) reuses it, so a leaf
+/// usually multiplies once, at the roll that moved, and no allocation. If it overflows the leaf's
+/// weight is rebuilt exactly as a `BigRational` from the path.
 #[derive(Debug)]
 pub struct Enumerator {
     path: Vec<Step>,
     depth: usize,
-    num: u128,
-    den: u128,
-    overflowed: bool,
+    /// The first `fresh` steps of `path` hold their weight for the current leaf.
+    fresh: usize,
     cache: Vec<Cached>,
 }
 
@@ -316,9 +320,7 @@ impl Enumerator {
         Enumerator {
             path: Vec::new(),
             depth: 0,
-            num: 1,
-            den: 1,
-            overflowed: false,
+            fresh: 0,
             cache: Vec::new(),
         }
     }
@@ -340,9 +342,6 @@ impl Enumerator {
 
     fn start_leaf(&mut self) {
         self.depth = 0;
-        self.num = 1;
-        self.den = 1;
-        self.overflowed = false;
     }
 
     /// Moves the path to the next leaf; false when every leaf has been visited.
@@ -365,17 +364,24 @@ impl Enumerator {
         while let Some(last) = self.path.last_mut() {
             if last.branch + 1 < last.count {
                 last.branch += 1;
+                // Every roll before this one keeps its branch, and so its weight.
+                self.fresh = self.path.len() - 1;
                 return true;
             }
             self.path.pop();
         }
+        self.fresh = 0;
         false
     }
 
     /// The current leaf's weight as an unreduced fraction, or the exact big value on overflow.
     fn leaf_weight(&self) -> Result<Weight, Error> {
-        if !self.overflowed {
-            return Ok(Weight::Small(self.num, self.den));
+        let last = match self.depth.checked_sub(1) {
+            None => Some((1, 1)),
+            Some(i) => self.path.get(i).ok_or_else(|| Error::internal("enumerator path depth"))?.weight,
+        };
+        if let Some((num, den)) = last {
+            return Ok(Weight::Small(num, den));
         }
         let mut w = BigRational::one();
         for step in &self.path[..self.depth.min(self.path.len())] {
@@ -395,25 +401,29 @@ impl Enumerator {
 
 impl Dice for Enumerator {
     fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
-        let ci = self.cached(spec)?;
-        let branch = match self.path.get(self.depth) {
+        let depth = self.depth;
+        let (ci, branch) = match self.path.get(depth) {
             Some(step) => {
-                if step.cache as usize != ci {
+                // A replayed roll: the same dice as last time, or the resolver is not deterministic.
+                let ci = step.cache as usize;
+                if self.cache.get(ci).is_none_or(|c| c.spec != *spec) {
                     return Err(Error::internal(
                         "resolver rolled different dice when replayed; it must be deterministic",
                     ));
                 }
-                step.branch
+                (ci, step.branch)
             }
             None => {
+                let ci = self.cached(spec)?;
                 let count = self.cache.get(ci).map_or(0, |c| c.dist.len());
                 // Fits: checked when the distribution was cached.
                 self.path.push(Step {
                     branch: 0,
                     count: count as u32,
                     cache: ci as u32,
+                    weight: None,
                 });
-                0
+                (ci, 0)
             }
         };
         self.depth += 1;
@@ -422,14 +432,17 @@ impl Dice for Enumerator {
             .dist
             .get(branch as usize)
             .ok_or_else(|| Error::internal("enumerator branch index"))?;
-        if !self.overflowed {
-            match (self.num.checked_mul(u128::from(count)), self.den.checked_mul(u128::from(c.total))) {
-                (Some(n), Some(d)) => {
-                    self.num = n;
-                    self.den = d;
-                }
-                _ => self.overflowed = true,
+        if depth >= self.fresh {
+            // This roll's branch (or one before it) moved since its weight was stored.
+            let before = match depth.checked_sub(1) {
+                None => Some((1, 1)),
+                Some(i) => self.path.get(i).and_then(|s| s.weight),
+            };
+            let weight = before.and_then(|(n, d)| Some((n.checked_mul(u128::from(count))?, d.checked_mul(u128::from(c.total))?)));
+            if let Some(step) = self.path.get_mut(depth) {
+                step.weight = weight;
             }
+            self.fresh = depth + 1;
         }
         Ok(value)
     }

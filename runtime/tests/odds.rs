@@ -256,6 +256,44 @@ fn weight_overflow_falls_back_to_big_and_stays_exact() {
     assert_eq!(dist.total(), Prob::one());
 }
 
+/// Each roll keeps the weight of the path up to it, reused while no branch before it moves: here
+/// the path overflows u128 on some branches of a roll and not on others, and the rolls after it
+/// change with the branches taken. Every outcome must still have exactly its product weight.
+#[test]
+fn reused_path_weights_stay_exact_across_overflow_and_changing_paths() {
+    let certain = DiceSpec {
+        read: Read::SumFloor { per_die: 0, floor: 6 },
+        ..D6
+    };
+    let dist = enumerate(|d| {
+        for _ in 0..30 {
+            d.roll(&certain)?;
+        }
+        let a = d.roll(&D6)?;
+        if a % 2 == 0 {
+            for _ in 0..30 {
+                d.roll(&certain)?;
+            }
+        }
+        let b = d.roll(&TWO_D6)?;
+        let c = if b == 12 || a == 1 { d.roll(&D6)? } else { 0 };
+        Ok((a, b, c))
+    })
+    .unwrap();
+    let two_d6 = |b: i64| Prob::new(6 - (b - 7).unsigned_abs() as u128, 36).unwrap();
+    // a = 1 always throws c; otherwise only b = 12 does.
+    assert_eq!(dist.outcomes.len(), 11 * 6 + 5 * (10 + 6));
+    for ((a, b, c), p) in &dist.outcomes {
+        let third = if *b == 12 || *a == 1 {
+            Prob::new(1, 6).unwrap()
+        } else {
+            Prob::one()
+        };
+        assert_eq!(*p, Prob::new(1, 6).unwrap().mul(&two_d6(*b)).mul(&third), "({a}, {b}, {c})");
+    }
+    assert_eq!(dist.total(), Prob::one());
+}
+
 #[test]
 fn errors_propagate_and_limits_hold() {
     let err = enumerate(|d| {
