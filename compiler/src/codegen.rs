@@ -863,17 +863,7 @@ impl<'a> Gen<'a> {
         );
         if r.policy {
             // An application's policy takes the owned inputs.
-            let copy: Vec<String> = r
-                .inputs
-                .iter()
-                .map(|p| {
-                    if is_copy(&p.ty) {
-                        format!("{n}: self.{n}", n = raw_ident(&p.name))
-                    } else {
-                        format!("{n}: self.{n}.clone()", n = raw_ident(&p.name))
-                    }
-                })
-                .collect();
+            let copy = per_input(r, |n| format!("{n}: self.{n}"), |n| format!("{n}: self.{n}.clone()"));
             let _ = writeln!(
                 out,
                 "impl RtArgs{cname}{} {{ fn to_inputs(&self) -> {cname}Inputs {{ {cname}Inputs {{ {} }} }} }}",
@@ -881,17 +871,7 @@ impl<'a> Gen<'a> {
                 copy.join(", ")
             );
         }
-        let lend: Vec<String> = r
-            .inputs
-            .iter()
-            .map(|p| {
-                if is_copy(&p.ty) {
-                    format!("{n}: inp.{n}", n = raw_ident(&p.name))
-                } else {
-                    format!("{n}: &inp.{n}", n = raw_ident(&p.name))
-                }
-            })
-            .collect();
+        let lend = per_input(r, |n| format!("{n}: inp.{n}"), |n| format!("{n}: &inp.{n}"));
         let body_fn = format!("rt_body_{}", r.name);
         let mut f = codegen::Function::new(&fn_name);
         f.vis("pub")
@@ -2470,6 +2450,21 @@ fn expr_reads(e: &Expr, var: &str, field: Option<&str>) -> bool {
         }
     }
     false
+}
+
+/// One text per input of `r`, from its Rust name: `copy` for a `Copy` input, `other` for the rest.
+fn per_input(r: &ResolverDef, copy: impl Fn(&str) -> String, other: impl Fn(&str) -> String) -> Vec<String> {
+    r.inputs
+        .iter()
+        .map(|p| {
+            let n = raw_ident(&p.name);
+            if is_copy(&p.ty) {
+                copy(&n)
+            } else {
+                other(&n)
+            }
+        })
+        .collect()
 }
 
 /// Every local an expression reads.
