@@ -102,6 +102,15 @@ fn generate(input: &std::path::Path, out_dir: &std::path::Path) -> Result<(), St
     if !input.is_file() {
         return Err(format!("no file `{}` (build the package first: wasm/build.sh)", input.display()));
     }
+    // The library would say so with a dump of the first bytes.
+    let mut magic = [0u8; 4];
+    let read = std::fs::File::open(input).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
+    if read.is_err() || magic != *b"\0asm" {
+        return Err(format!(
+            "`{}` is not WebAssembly (a .wasm file starts with `\\0asm`)",
+            input.display()
+        ));
+    }
     let mut bindgen = wasm_bindgen_cli_support::Bindgen::new();
     bindgen.web(true).map_err(|e| format!("{e:#}"))?;
     bindgen
@@ -167,9 +176,17 @@ mod tests {
         assert_eq!(e, "no file `no/such/file.wasm` (build the package first: wasm/build.sh)");
         let e = generate(std::path::Path::new(".."), &out).unwrap_err();
         assert_eq!(e, "`..` is not a file name like NAME.wasm");
-        // Not WebAssembly: the library's own reason, in one line.
-        let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-        let e = generate(&here, &out).unwrap_err();
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let e = generate(&manifest, &out).unwrap_err();
+        assert_eq!(
+            e,
+            format!("`{}` is not WebAssembly (a .wasm file starts with `\\0asm`)", manifest.display())
+        );
+        // WebAssembly the library cannot read: its own reason.
+        let broken = std::env::temp_dir().join(format!("rulebook-wasm-bindgen-test-{}.wasm", std::process::id()));
+        std::fs::write(&broken, b"\0asm\x01\0\0\0broken").unwrap();
+        let e = generate(&broken, &out).unwrap_err();
+        let _ = std::fs::remove_file(&broken);
         assert!(e.starts_with("cannot generate the JavaScript glue of `"), "{e}");
         assert!(!out.exists(), "nothing written for a failed input");
     }
