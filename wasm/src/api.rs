@@ -47,9 +47,9 @@ pub struct Registry {
 pub const MAX_SIM_RUNS: u64 = 100_000_000;
 
 /// Branches of the dice tree (complete replays of the resolver) an `odds` call explores before
-/// it gives up, unless the caller asks for more: about a second in the browser for the package
-/// wasm/build.sh ships (compiled rules), a few for rules text run by the interpreter, where one
-/// call blocks the page while it runs.
+/// it gives up, unless the caller asks for more. A call blocks the page while it runs; measured
+/// in Node (V8, as in Chromium) on 2 shared cores with the release package, 983,040 branches of
+/// rules text in the interpreter took 1.5 s (the compiled rules are faster), 16.7 million 30 s.
 pub const DEFAULT_ODDS_BRANCHES: u64 = 1_000_000;
 
 /// The most branches a caller may ask `odds` to explore: the command line's limit.
