@@ -134,6 +134,7 @@ fn every_source_file_says_what_it_is_for() {
         "tests",
         "benches",
         "wasm/src",
+        "wasm/bindgen/src",
     ] {
         for (name, text) in rust_files(dir) {
             assert!(
@@ -176,6 +177,7 @@ fn every_crate_forbids_unsafe_code() {
         "runtime/src/lib.rs",
         "interp/src/lib.rs",
         "wasm/src/lib.rs",
+        "wasm/bindgen/src/main.rs",
     ] {
         assert!(
             read(root).contains("#![forbid(unsafe_code)]"),

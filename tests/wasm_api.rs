@@ -1,6 +1,7 @@
 //! The JavaScript package's answers (`rulebook-wasm`'s `api`, run natively) are the command line's
 //! `--json` output, byte for byte: the same seed throws the same dice (ChaCha8), the same script
-//! reads the same faces, and `list`, `odds` and `sim` print the same documents.
+//! reads the same faces, and `list`, `odds` and `sim` print the same documents. The tool that
+//! writes the package's glue (wasm/bindgen/) is pinned to the wasm-bindgen the package links.
 
 mod common;
 
@@ -161,4 +162,33 @@ fn the_readme_shows_web_example_js_verbatim() {
         example.contains("roll(\"starleader.fire\"") && example.contains(", 7)"),
         "{example}"
     );
+}
+
+#[test]
+fn the_glue_tool_is_the_wasm_bindgen_of_cargo_lock() {
+    // wasm/build.sh writes the package's JavaScript glue with wasm/bindgen/ (wasm-bindgen's own
+    // library, pinned): it must be the very wasm-bindgen the package links, whose glue format
+    // changes from version to version. wasm/bindgen/Cargo.toml says how to follow an update.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |file: &str| std::fs::read_to_string(root.join(file)).unwrap();
+    let locked = |lock: &str, name: &str| -> String {
+        let text = read(lock);
+        let mut lines = text.lines();
+        lines
+            .find(|l| *l == format!("name = \"{name}\""))
+            .unwrap_or_else(|| panic!("{lock} has no {name}"));
+        let version = lines.next().unwrap_or_default();
+        version.trim_start_matches("version = ").trim_matches('"').to_string()
+    };
+    let version = locked("Cargo.lock", "wasm-bindgen");
+    let manifest = read("wasm/bindgen/Cargo.toml");
+    for dep in ["wasm-bindgen-cli-support", "wasm-bindgen-shared"] {
+        assert_eq!(
+            locked("wasm/bindgen/Cargo.lock", dep),
+            version,
+            "wasm/bindgen/Cargo.lock's {dep} must be Cargo.lock's wasm-bindgen (wasm/bindgen/Cargo.toml says how)"
+        );
+        let pin = format!("{dep} = \"={version}\"");
+        assert!(manifest.contains(&pin), "wasm/bindgen/Cargo.toml must say `{pin}`");
+    }
 }

@@ -2,8 +2,11 @@
 # Builds the JavaScript package into web/pkg/ (README: "JavaScript / WebAssembly"):
 #   rulebook_wasm.js        the ES module to import (`--target web`), with its TypeScript types
 #   rulebook_wasm_bg.wasm   the rules, compiled to WebAssembly
-# It installs what it needs when it is missing: the wasm32-unknown-unknown target (rustup) and
-# wasm-bindgen-cli at exactly the wasm-bindgen version of Cargo.lock (cargo install).
+# It needs only cargo and rustup: it adds the wasm32-unknown-unknown target when it is missing,
+# and builds wasm/bindgen/, our own small wasm-bindgen (`--target web` only) on wasm-bindgen's
+# library pinned to the wasm-bindgen version of Cargo.lock, from its own committed Cargo.lock
+# (`--locked`), into $CARGO_TARGET_DIR/bindgen/: once, in about a minute and a half of CPU;
+# a second build finds it there. Nothing is installed with `cargo install`.
 #
 #   wasm/build.sh                  release build with the compiled rules: the package to ship
 #   wasm/build.sh --dev            debug build (faster to build, larger and slower)
@@ -11,7 +14,8 @@
 #                                  (the same answers, byte for byte; minutes less to build)
 #
 # CI's browser test builds with --dev --interpreted (web/test/browser-test.sh --quick).
-# Exit status 3: a tool could not be installed (the message says which); 1: the build failed.
+# Exit status 3: something could not be installed or downloaded (the message says what);
+# 1: the build failed, or wasm/bindgen/ does not pin Cargo.lock's wasm-bindgen (it says how to fix).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +26,7 @@ for arg in "$@"; do
         --dev) profile=dev ;;
         --interpreted) features=(--no-default-features) ;;
         -h | --help)
-            sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+            sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
@@ -41,27 +45,32 @@ if [ ! -d "$(rustc --print sysroot)/lib/rustlib/$target" ]; then
     fi
 fi
 
-# wasm-bindgen-cli must be the very version of the wasm-bindgen library in Cargo.lock.
-version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-if [ -z "$version" ]; then
-    echo "wasm/build.sh: no wasm-bindgen in Cargo.lock" >&2
+# The glue must come from the very wasm-bindgen version the package links (its schema differs
+# from version to version): wasm/bindgen/ pins wasm-bindgen-cli-support to Cargo.lock's wasm-bindgen.
+locked_version() { # the version of package $1 in lock file $2
+    awk -v name="$1" '$0 == "name = \"" name "\"" { getline; gsub(/version = |"/, ""); print; exit }' "$2"
+}
+version=$(locked_version wasm-bindgen Cargo.lock)
+tool_version=$(locked_version wasm-bindgen-cli-support wasm/bindgen/Cargo.lock)
+if [ -z "$version" ] || [ "$version" != "$tool_version" ]; then
+    {
+        echo "wasm/build.sh: Cargo.lock has wasm-bindgen ${version:-(none)}, but wasm/bindgen/Cargo.lock has wasm-bindgen-cli-support ${tool_version:-(none)}: they must be the same version."
+        echo "  To follow Cargo.lock: in wasm/bindgen/Cargo.toml set wasm-bindgen-cli-support and wasm-bindgen-shared to \"=${version:-VERSION}\","
+        echo "  run \`cargo update --manifest-path wasm/bindgen/Cargo.toml -p wasm-bindgen-cli-support\`, and commit both files."
+    } >&2
     exit 1
 fi
-if ! command -v wasm-bindgen >/dev/null 2>&1 || [ "$(wasm-bindgen --version | awk '{ print $2 }')" != "$version" ]; then
-    echo "wasm/build.sh: installing wasm-bindgen-cli $version (cargo install; a few minutes, once)" >&2
-    if ! cargo install wasm-bindgen-cli --version "$version" --locked; then
-        # The lock file published with wasm-bindgen-cli can name a dependency version that the
-        # registry no longer serves (yanked): then resolve its dependencies afresh.
-        echo "wasm/build.sh: cargo install --locked failed; trying again without --locked" >&2
-        if ! cargo install wasm-bindgen-cli --version "$version"; then
-            echo "wasm/build.sh: cannot install wasm-bindgen-cli $version (cargo install wasm-bindgen-cli --version $version)" >&2
-            exit 3
-        fi
-    fi
+
+target_dir=${CARGO_TARGET_DIR:-target}
+bindgen_manifest=(--manifest-path wasm/bindgen/Cargo.toml --locked)
+if ! cargo fetch "${bindgen_manifest[@]}" --quiet; then
+    echo "wasm/build.sh: cannot download the crates of wasm/bindgen/ (cargo fetch --manifest-path wasm/bindgen/Cargo.toml)" >&2
+    exit 3
 fi
+cargo build "${bindgen_manifest[@]}" --target-dir "$target_dir/bindgen"
+bindgen=$target_dir/bindgen/debug/rulebook-wasm-bindgen
 
 cargo build -p rulebook-wasm --target "$target" --profile "$profile" --locked ${features[@]+"${features[@]}"}
-target_dir=${CARGO_TARGET_DIR:-target}
 out_profile=$([ "$profile" = dev ] && echo debug || echo release)
-wasm-bindgen --target web --out-dir web/pkg "$target_dir/$target/$out_profile/rulebook_wasm.wasm"
+"$bindgen" --target web --out-dir web/pkg "$target_dir/$target/$out_profile/rulebook_wasm.wasm"
 echo "wasm/build.sh: built web/pkg/ ($profile profile, $([ ${#features[@]} = 0 ] && echo "compiled rules" || echo "interpreted rules"), wasm-bindgen $version): $(du -h web/pkg/rulebook_wasm_bg.wasm | cut -f1) of WebAssembly" >&2

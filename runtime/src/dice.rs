@@ -103,6 +103,15 @@ impl DiceSpec {
         }
     }
 
+    /// `face` as a face one die of this spec shows (`lowest_face()..=highest_face()`), or `None`.
+    /// The one check of faces given from outside: scripted (`--dice`) and asked (dice thrown at
+    /// the table, rulebook-wasm) alike.
+    pub fn face_on_die(&self, face: i64) -> Option<u16> {
+        u16::try_from(face)
+            .ok()
+            .filter(|f| (self.lowest_face()..=self.highest_face()).contains(f))
+    }
+
     /// Rejects specs no throw can satisfy, so later arithmetic never divides by zero or indexes
     /// past a two-dice read. Generated specs pass those checks; they guard hand-built ones. A
     /// count of 0 is valid for the summing reads: no faces, read as 0 (the reads of a fixed number
@@ -621,7 +630,7 @@ impl Dice for Scripted {
     fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
         spec.validate()?;
         self.faces.clear();
-        let (lo, hi) = (spec.lowest_face(), spec.highest_face());
+        let hi = spec.highest_face();
         // Consumption is committed only when the whole roll succeeds, so an error leaves the
         // script where it was and `used()` stays meaningful.
         let mut pos = self.pos;
@@ -643,16 +652,13 @@ impl Dice for Scripted {
                     position: at,
                     remaining: 0,
                 })?;
-                match u16::try_from(face) {
-                    Ok(f) if (lo..=hi).contains(&f) => Ok(f),
-                    _ => Err(Error::FaceOutOfRange {
-                        face,
-                        sides: spec.sides,
-                        position: at,
-                        zero_based: spec.zero_based,
-                        percentile: spec.read == Read::Percentile,
-                    }),
-                }
+                spec.face_on_die(face).ok_or(Error::FaceOutOfRange {
+                    face,
+                    sides: spec.sides,
+                    position: at,
+                    zero_based: spec.zero_based,
+                    percentile: spec.read == Read::Percentile,
+                })
             };
             let depth = spec.explode_depth();
             if depth == 0 {

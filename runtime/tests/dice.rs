@@ -305,6 +305,30 @@ fn scripted_exhaustion_and_range_errors() {
 }
 
 #[test]
+fn a_face_given_from_outside_must_be_on_the_die() {
+    // The check scripted dice make of every face, and rulebook-wasm of every face it asks for.
+    let d6 = DiceSpec::new(2, 6);
+    let d10_zero = spec(1, 10, true, Read::Sum, None);
+    let d100 = spec(2, 10, true, Read::Percentile, None);
+    for (die, face, on) in [
+        (d6, 1, Some(1)),
+        (d6, 6, Some(6)),
+        (d6, 0, None),
+        (d6, 7, None),
+        (d6, -1, None),
+        (d6, i64::from(u16::MAX) + 1, None),
+        (d6, i64::MIN, None),
+        (d10_zero, 0, Some(0)),
+        (d10_zero, 9, Some(9)),
+        (d10_zero, 10, None),
+        (d100, 0, Some(0)),
+        (d100, 10, None),
+    ] {
+        assert_eq!(die.face_on_die(face), on, "{} showing {face}", die.notation());
+    }
+}
+
+#[test]
 fn percentile_reads_double_zero_as_100() {
     let p = spec(2, 10, true, Read::Percentile, None);
     let mut d = Scripted::new(vec![0, 0, 0, 7, 9, 9, 4, 2]);

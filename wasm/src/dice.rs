@@ -98,18 +98,20 @@ impl<F: FnMut(&Request) -> Result<Vec<i64>, String>> AskingDice<F> {
                 return Err(Error::internal(message));
             }
         };
-        let fits = |f: &i64| u16::try_from(*f).is_ok_and(|f| (req.lowest..=req.highest).contains(&f));
-        if given.len() != usize::from(count) || !given.iter().all(fits) {
-            let shown: Vec<String> = given.iter().map(i64::to_string).collect();
-            let named = if label.is_empty() { String::new() } else { format!(" `{label}`") };
-            return Err(Error::BadValue {
-                input: format!("the faces of roll{named} ({})", req.dice),
-                text: format!("[{}]", shown.join(", ")),
-                expected: format!("{count} face(s), each {} to {}", req.lowest, req.highest),
-            });
+        // The runtime's check of a given face, the one scripted dice (`--dice`) make.
+        let faces: Option<Vec<u16>> = given.iter().map(|&f| spec.face_on_die(f)).collect();
+        match faces {
+            Some(faces) if faces.len() == usize::from(count) => Ok(faces),
+            _ => {
+                let shown: Vec<String> = given.iter().map(i64::to_string).collect();
+                let named = if label.is_empty() { String::new() } else { format!(" `{label}`") };
+                Err(Error::BadValue {
+                    input: format!("the faces of roll{named} ({})", req.dice),
+                    text: format!("[{}]", shown.join(", ")),
+                    expected: format!("{count} face(s), each {} to {}", req.lowest, req.highest),
+                })
+            }
         }
-        // Each face was just checked to fit a u16.
-        Ok(given.iter().filter_map(|&f| u16::try_from(f).ok()).collect())
     }
 }
 

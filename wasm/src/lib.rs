@@ -118,10 +118,16 @@ pub fn roll_step(resolver: &str, inputs_json: &str, faces: &str) -> Result<Strin
     Registry::builtin().map_err(js)?.roll_step(resolver, inputs_json, faces).map_err(js)
 }
 
-/// The exact probability of every outcome, as fractions, as `rulebook odds --json`.
+/// The exact probability of every outcome, as fractions, as `rulebook odds --json`. It explores
+/// at most `max_branches` branches of the dice tree (1,000,000 when left out, at most 50,000,000)
+/// and past them throws, saying so, rather than keep the page busy.
 #[wasm_bindgen]
-pub fn odds(resolver: &str, inputs_json: &str) -> Result<String, JsError> {
-    Registry::builtin().map_err(js)?.odds(resolver, inputs_json).map_err(js)
+pub fn odds(resolver: &str, inputs_json: &str, max_branches: Option<f64>) -> Result<String, JsError> {
+    let limit = api::odds_branches(max_branches).map_err(js)?;
+    Registry::builtin()
+        .map_err(js)?
+        .odds_within(resolver, inputs_json, limit)
+        .map_err(js)
 }
 
 /// `runs` seeded runs, as `rulebook sim --runs RUNS --seed SEED --json`.
@@ -188,8 +194,9 @@ impl InterpretedRules {
         self.registry.roll_step(resolver, inputs_json, faces).map_err(js)
     }
 
-    pub fn odds(&self, resolver: &str, inputs_json: &str) -> Result<String, JsError> {
-        self.registry.odds(resolver, inputs_json).map_err(js)
+    pub fn odds(&self, resolver: &str, inputs_json: &str, max_branches: Option<f64>) -> Result<String, JsError> {
+        let limit = api::odds_branches(max_branches).map_err(js)?;
+        self.registry.odds_within(resolver, inputs_json, limit).map_err(js)
     }
 
     pub fn sim(&self, resolver: &str, inputs_json: &str, runs: f64, seed: JsValue) -> Result<String, JsError> {

@@ -3,7 +3,8 @@
 // through the form and check that the trace and outcome shown are, line for line, what
 // `rulebook roll starleader.fire --input examples/starleader-fire.yaml --seed 7` prints; run the
 // README's snippet (web/example.js) and check its document is `roll --json`'s; draw the exact odds
-// and check the bars against `odds --json`; save a screenshot to web/test/artifacts/.
+// and check the bars against `odds --json`, and that odds past a branch limit throw; save
+// screenshots to web/test/artifacts/.
 import { chromium } from "playwright-core";
 import fs from "node:fs";
 import os from "node:os";
@@ -148,6 +149,18 @@ try {
   check(JSON.stringify(bars) === JSON.stringify(expected), `the odds bars are \`odds --json\`'s exact fractions: ${bars.map((b) => b.join(" ")).join(", ")}`);
 
   await page.screenshot({ path: path.join(ARTIFACTS, "starleader-fire-seed7.png"), fullPage: true });
+
+  // Exact odds past their branch limit throw, saying so, rather than keep the page busy.
+  const limited = await page.evaluate(async () => {
+    const { odds } = await import("./pkg/rulebook_wasm.js");
+    try {
+      odds("starleader.fire", JSON.stringify({ weapon: "Ghazi 10/7" }), 10);
+      return "no error";
+    } catch (e) {
+      return `${e.constructor.name}: ${e.message}`;
+    }
+  });
+  check(limited.startsWith("Error: too many dice outcomes to enumerate exactly (more than 10 branches)"), `odds past max_branches throws: ${limited}`);
 
   // A mistake is shown with the package's message (the nearest choices), not thrown away.
   await page.selectOption("#in-weapon", "");

@@ -11,7 +11,9 @@
 #   web/test/browser-test.sh --no-build   with web/pkg/ as it is
 #
 # It installs what is missing: Debian's chromium (apt-get) when /usr/bin/chromium is not there,
-# playwright-core (npm, into web/test/node_modules), and what wasm/build.sh installs.
+# playwright-core (npm, into web/test/node_modules), and the wasm32 target (wasm/build.sh).
+# The command line's answers come from `cargo run`, or from the binary $RULEBOOK_BIN when set
+# (CI passes the one its tests built: `cargo run` could build the generated resolvers again).
 # Exit status 0: passed; 1: failed; 3: something it needs could not be installed (the message
 # says what), so the test could not run.
 set -euo pipefail
@@ -67,12 +69,17 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+if [ -n "${RULEBOOK_BIN:-}" ]; then
+    rulebook=("$RULEBOOK_BIN")
+else
+    rulebook=(cargo run --locked --quiet --)
+fi
 shot=(starleader.fire --input examples/starleader-fire.yaml)
-cargo run --locked --quiet -- roll "${shot[@]}" --seed 7 >"$work/roll.txt"
-cargo run --locked --quiet -- roll "${shot[@]}" --seed 7 --json >"$work/roll.json"
-cargo run --locked --quiet -- odds "${shot[@]}" --json >"$work/odds.json"
+"${rulebook[@]}" roll "${shot[@]}" --seed 7 >"$work/roll.txt"
+"${rulebook[@]}" roll "${shot[@]}" --seed 7 --json >"$work/roll.json"
+"${rulebook[@]}" odds "${shot[@]}" --json >"$work/odds.json"
 # The same shot as counter-fire at a dodging target, with the optional rules that apply: modifiers.
-cargo run --locked --quiet -- roll "${shot[@]}" --seed 7 --set action=counter_fire --set target_dodging=true \
+"${rulebook[@]}" roll "${shot[@]}" --seed 7 --set action=counter_fire --set target_dodging=true \
     --set special_results=true --set dodging=true >"$work/roll-modifiers.txt"
 
 # web/ on a free localhost port.
