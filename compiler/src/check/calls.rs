@@ -325,17 +325,26 @@ impl Checker<'_> {
         Expr { span: xspan, ..x }
     }
 
+    /// A lookup of table `tid` with its checked arguments, typed by the table's result.
+    fn lookup_expr(&self, tid: usize, args: Vec<Expr>, span: Span) -> Expr {
+        let (ty, iv) = self.lookup_result(tid);
+        Expr {
+            kind: ExprKind::Lookup { table: tid, args },
+            ty,
+            iv,
+            span,
+        }
+    }
+
     /// `range_table(index)`, the index proved to stay within the rows.
     fn lookup_range(&mut self, ctx: &mut Ctx, tid: usize, (lo, hi): (i64, i64), f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
-        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         if !self.argc(f, args, span, 1) {
             return Self::err_expr(span);
         }
         let x = self.expr(ctx, &args[0], Some(&Ty::Int));
         let x = self.coerce(x, &Ty::Int);
         self.check_index(&f.name, &x, args[0].span, lo, hi);
-        let (ty, iv) = self.lookup_result(tid);
-        mk(ExprKind::Lookup { table: tid, args: vec![x] }, ty, iv)
+        self.lookup_expr(tid, vec![x], span)
     }
 
     /// `decimal_table(x)`: any number (a whole number is read as a decimal); the rows cover every
@@ -346,13 +355,7 @@ impl Checker<'_> {
         }
         let x = self.expr(ctx, &args[0], Some(&Ty::Dec));
         let x = self.coerce(x, &Ty::Dec);
-        let (ty, iv) = self.lookup_result(tid);
-        Expr {
-            kind: ExprKind::Lookup { table: tid, args: vec![x] },
-            ty,
-            iv,
-            span,
-        }
+        self.lookup_expr(tid, vec![x], span)
     }
 
     /// `matrix(row, column)`, a whole-number argument proved to stay on its axis.
@@ -365,21 +368,12 @@ impl Checker<'_> {
         args: &[ast::Expr],
         span: Span,
     ) -> Expr {
-        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         if !self.argc(f, args, span, 2) {
             return Self::err_expr(span);
         }
         let a = self.axis_arg(ctx, &f.name, &args[0], rows);
         let b = self.axis_arg(ctx, &f.name, &args[1], cols);
-        let (ty, iv) = self.lookup_result(tid);
-        mk(
-            ExprKind::Lookup {
-                table: tid,
-                args: vec![a, b],
-            },
-            ty,
-            iv,
-        )
+        self.lookup_expr(tid, vec![a, b], span)
     }
 
     /// One argument of a matrix lookup: a value of the axis's enum, or a whole number proved to
@@ -406,13 +400,7 @@ impl Checker<'_> {
         }
         let x = self.expr(ctx, &args[0], Some(&Ty::Enum(e)));
         let x = self.coerce(x, &Ty::Enum(e));
-        let (ty, iv) = self.lookup_result(tid);
-        Expr {
-            kind: ExprKind::Lookup { table: tid, args: vec![x] },
-            ty,
-            iv,
-            span,
-        }
+        self.lookup_expr(tid, vec![x], span)
     }
 }
 
