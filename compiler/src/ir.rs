@@ -584,14 +584,6 @@ impl Stmt {
         }
     }
 
-    /// Does this statement, or any inside it, read or assign the local `var`?
-    pub fn mentions_local(&self, var: &str) -> bool {
-        if matches!(self, Stmt::Assign { var: v, .. } if v == var) {
-            return true;
-        }
-        self.exprs().iter().any(|e| e.mentions_local(var)) || self.blocks().iter().any(|b| b.iter().any(|s| s.mentions_local(var)))
-    }
-
     /// The locals this statement, or any inside it, declares (`let`, `var`, rolls, checks, calls,
     /// loop variables).
     pub fn declares(&self, out: &mut Vec<String>) {
