@@ -854,3 +854,34 @@ fn sim_exact_check_puts_each_exact_value_beside_its_estimate() {
     assert!(out.stdout.is_empty());
     assert!(stderr(&out).contains("--exact-check: too many dice outcomes"), "{}", stderr(&out));
 }
+
+/// `odds --field F` reports only that output, merging outcomes that agree on it: the Combat 3000
+/// kill roll's `--field killed` gives two outcomes, `killed` the only field, and the chance of a
+/// kill is the sum over every whole outcome that kills. An output that does not exist is a usage
+/// error, before anything is worked out, naming the nearest one.
+#[test]
+fn odds_field_reports_only_the_outputs_asked_for() {
+    let doc = json(&["odds", "combat3000.kill", "--set", "effect=1", "--field", "killed", "--json"]);
+    let outcomes = doc["outcomes"].as_array().unwrap();
+    assert_eq!(outcomes.len(), 2, "{doc}");
+    let killed = outcomes.iter().find(|o| o["outcome"]["killed"] == true).unwrap();
+    assert_eq!(killed["outcome"].as_object().unwrap().len(), 1, "{doc}");
+    let whole = json(&["odds", "combat3000.kill", "--set", "effect=1", "--json"]);
+    let mut sum = num_rational::BigRational::from_integer(0.into());
+    for o in whole["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["outcome"]["killed"] == true)
+    {
+        sum += num(&o["probability"]).parse::<num_rational::BigRational>().unwrap();
+    }
+    assert_eq!(num(&killed["probability"]), sum.to_string());
+    let out = rulebook(&["odds", "combat3000.kill", "--set", "effect=1", "--field", "kiled"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("has no output `kiled`; did you mean killed"),
+        "{}",
+        stderr(&out)
+    );
+}

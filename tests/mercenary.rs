@@ -335,7 +335,7 @@ fn a_piecemeal_withdrawal_takes_only_the_named_units_under_the_last_volley() {
     // Round 1's Withdrawal Phase, between its Morale Phase and round 2: army A's last volley
     // fires at the leaving unit only.
     let text = trace.render();
-    let round1 = text.split("assign round = 2").next().unwrap_or("");
+    let round1 = text.split("set round = 2").next().unwrap_or("");
     let volley = round1.rsplit("morale_step").next().unwrap_or("");
     let targets: Vec<&str> = volley.lines().filter(|l| l.trim().starts_with("set target = ")).collect();
     // A 1st and A 2nd Platoon fire at it; A HQ then finds it capped at two attackers (MER-A22) and,

@@ -725,7 +725,12 @@ impl<'a> Gen<'a> {
         let mut out = String::new();
         // Inputs struct.
         let mut ins = codegen::Struct::new(&format!("{cname}Inputs"));
-        ins.vis("pub").derive("Clone").derive("Debug").derive("PartialEq").doc(&format!(
+        ins.vis("pub").derive("Clone").derive("Debug").derive("PartialEq");
+        // A step's states are compared and ordered in its typed chain.
+        if self.chainable(r) {
+            ins.derive("Eq").derive("PartialOrd").derive("Ord");
+        }
+        ins.doc(&format!(
             "Inputs of `{}` ({}): `new` takes the inputs without a default, `with_…` sets any other.",
             r.name, r.title
         ));
@@ -925,8 +930,60 @@ impl<'a> Gen<'a> {
             n = r.name,
             rn = raw_ident(&r.name)
         );
+        if self.chainable(r) {
+            out.push_str(&self.chain_fn(r));
+        }
         let _ = rid;
         Ok(out)
+    }
+
+    /// A resolver written as the step of a procedure: some outputs carry the next round's inputs
+    /// (same name, same type) and a yes/no output can end the rounds. Its typed chain
+    /// (`chain_…`) walks states as its own inputs struct; any other resolver's `odds --until`
+    /// walks dynamic values, with the same answer.
+    fn chainable(&self, r: &ResolverDef) -> bool {
+        let mut carried = false;
+        for p in &r.inputs {
+            if let Some(o) = r.outputs.iter().find(|o| o.name == p.name) {
+                if self.rty(&o.ty) != self.rty(&p.ty) {
+                    return false;
+                }
+                carried = true;
+            }
+        }
+        carried && r.outputs.iter().any(|o| o.ty == Ty::Bool)
+    }
+
+    /// `chain_<name>`: the typed chain of a step (see `chainable`), `None` for an `until` that is
+    /// not one of its yes/no outputs (the dynamic chain then says why).
+    fn chain_fn(&self, r: &ResolverDef) -> String {
+        let cname = camel(&r.name);
+        let arms: Vec<String> = r
+            .outputs
+            .iter()
+            .filter(|o| o.ty == Ty::Bool)
+            .map(|o| format!("{} => |o| o.{},", lit(&o.name), raw_ident(&o.name)))
+            .collect();
+        let fields: Vec<String> = r
+            .inputs
+            .iter()
+            .map(|p| {
+                let n = raw_ident(&p.name);
+                let from = if r.outputs.iter().any(|o| o.name == p.name) { "o" } else { "s" };
+                if is_copy(&p.ty) {
+                    format!("{n}: {from}.{n}")
+                } else {
+                    format!("{n}: {from}.{n}.clone()")
+                }
+            })
+            .collect();
+        format!(
+            "fn chain_{n}(inputs_: &rt::Inputs, until_: &str, max_rounds_: u32) -> Option<Result<rt::Chain, rt::Error>> {{ let ended_: fn(&{cname}Outcome) -> bool = match until_ {{ {} _ => return None }}; let next_: fn(&{cname}Inputs, &{cname}Outcome) -> {cname}Inputs = |s, o| {cname}Inputs {{ {} }}; Some({cname}Inputs::from_values(inputs_).and_then(|start_| rt::chain_typed(start_, max_rounds_, &mut |s_| rt::enumerate(|dice_| {rn}(dice_, &mut rt::NoTrace, s_)), ended_, next_, |o| o.to_value()))) }}\n",
+            arms.join(" "),
+            fields.join(", "),
+            n = r.name,
+            rn = raw_ident(&r.name)
+        )
     }
 
     /// The application's side of a resolver's inputs: `from_values` (a bound map; absent inputs
@@ -2288,7 +2345,7 @@ impl<'a> Gen<'a> {
                 })
                 .collect();
             resolvers.push(format!(
-                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::Exec::Compiled {{ run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}) }} }}",
+                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::Exec::Compiled {{ run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}), chain: {} }} }}",
                 lit(&r.title),
                 lit(&r.cite),
                 lit(&format!("{}:{}", r.source, r.line)),
@@ -2297,6 +2354,7 @@ impl<'a> Gen<'a> {
                 r.name,
                 r.name,
                 r.name,
+                if self.chainable(r) { format!("Some(chain_{})", r.name) } else { "None".to_string() },
                 n = lit(&r.name)
             ));
         }

@@ -7,29 +7,15 @@
 //! the rounds, which the replaying enumerator would walk one by one.
 
 use crate::error::Error;
+pub use crate::odds::Chain;
 use crate::odds::{Distribution, Prob};
-use crate::registry::ResolverInfo;
+use crate::registry::{Exec, ResolverInfo};
 use crate::value::{Inputs, Value};
 use std::collections::BTreeMap;
 
-/// Most distinct states a chain may hold at once before it gives up (`Error::TooManyBranches`
+/// Most distinct states a chain may hold at once before it gives up (`Error::TooManyStates`
 /// names the limit): past it the procedure is for `sim`.
 pub const MAX_STATES: usize = 200_000;
-
-/// The exact distribution of a procedure run as a chain of rounds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Chain {
-    /// The outcomes of the rounds that ended the procedure (their `until` field yes), merged over
-    /// every round: the distribution of how it ended, short of `unfinished`.
-    pub end: Distribution<Value>,
-    /// The probability that the procedure has ended after round 1, 2, ... (cumulative).
-    pub finished_by_round: Vec<Prob>,
-    /// The probability that it is still running after the last round computed (0 when every
-    /// path ended within `max_rounds`).
-    pub unfinished: Prob,
-    /// Distinct states whose round was enumerated.
-    pub states: usize,
-}
 
 /// Runs `step` from `start` round by round until every path has ended (`until` yes) or
 /// `max_rounds` rounds have been computed. Each round's odds come from `odds` (the resolver's own
@@ -51,57 +37,122 @@ pub fn chain(
             ),
         });
     }
-    let mut rounds: BTreeMap<Inputs, Distribution<Value>> = BTreeMap::new();
-    let mut frontier: BTreeMap<Inputs, Prob> = BTreeMap::new();
-    frontier.insert(start.clone(), Prob::one());
-    let mut end: BTreeMap<Value, Prob> = BTreeMap::new();
+    let walked = walk(start.clone(), max_rounds, odds, |state, outcome: &Value| {
+        match outcome.field(until) {
+            Some(Value::Bool(true)) => Ok(None),
+            Some(Value::Bool(false)) => Ok(Some(next_state(state, outcome))),
+            other => Err(Error::Domain {
+                what: format!(
+                    "`{}`'s output `{until}` must be yes/no to end the rounds, found {}",
+                    step.name,
+                    other.map_or_else(|| "nothing".to_string(), |v| v.to_string())
+                ),
+            }),
+        }
+    })?;
+    Ok(walked.into_chain(Value::clone))
+}
+
+/// The chain of a compiled step over its typed inputs and outcomes (the generated `chain_…`
+/// functions call it): the same walk as [`chain`], with states compared as typed values rather
+/// than as dynamic maps. `ended` reads the `until` output, `next` builds the next round's inputs
+/// from the outputs named like them, and `to_value` gives the end outcomes their dynamic form.
+pub fn chain_typed<S: Ord + Clone, O: Ord + Clone>(
+    start: S,
+    max_rounds: u32,
+    odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
+    ended: fn(&O) -> bool,
+    next: fn(&S, &O) -> S,
+    to_value: fn(&O) -> Value,
+) -> Result<Chain, Error> {
+    let walked = walk(start, max_rounds, odds, |state, outcome| {
+        Ok((!ended(outcome)).then(|| next(state, outcome)))
+    })?;
+    Ok(walked.into_chain(to_value))
+}
+
+/// What [`walk`] found, before the end outcomes take their dynamic form.
+struct Walked<O> {
+    end: BTreeMap<O, Prob>,
+    finished_by_round: Vec<Prob>,
+    unfinished: Prob,
+    enumerated: usize,
+}
+
+impl<O> Walked<O> {
+    fn into_chain(self, to_value: impl Fn(&O) -> Value) -> Chain {
+        let mut end: BTreeMap<Value, Prob> = BTreeMap::new();
+        for (o, p) in &self.end {
+            add(&mut end, to_value(o), p);
+        }
+        Chain {
+            end: Distribution {
+                outcomes: end.into_iter().collect(),
+            },
+            finished_by_round: self.finished_by_round,
+            unfinished: self.unfinished,
+            states: self.enumerated,
+        }
+    }
+}
+
+/// The walk itself, round after round: `then` says, for a state and one outcome of its round,
+/// the next state, or `None` when that outcome ends the procedure.
+fn walk<S: Ord + Clone, O: Ord + Clone>(
+    start: S,
+    max_rounds: u32,
+    odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
+    mut then: impl FnMut(&S, &O) -> Result<Option<S>, Error>,
+) -> Result<Walked<O>, Error> {
+    // The rounds of the states met in the last round computed: a state that recurs at once (a
+    // procedure that can stand still) reuses its round; older ones are let go, so that memory
+    // follows the frontier, not every state a long procedure has passed through.
+    let mut rounds: BTreeMap<S, Distribution<O>> = BTreeMap::new();
+    let mut enumerated = 0usize;
+    let mut frontier: BTreeMap<S, Prob> = BTreeMap::new();
+    frontier.insert(start, Prob::one());
+    let mut end: BTreeMap<O, Prob> = BTreeMap::new();
     let mut finished = Prob::zero();
     let mut finished_by_round = Vec::new();
-    for _ in 0..max_rounds {
+    for round in 1..=max_rounds {
         if frontier.is_empty() {
             break;
         }
-        let mut next: BTreeMap<Inputs, Prob> = BTreeMap::new();
+        let mut next: BTreeMap<S, Prob> = BTreeMap::new();
+        rounds.retain(|state, _| frontier.contains_key(state));
         for (state, p) in &frontier {
             if !rounds.contains_key(state) {
                 let d = odds(state)?;
+                enumerated += 1;
                 rounds.insert(state.clone(), d);
             }
             let Some(d) = rounds.get(state) else { continue };
             for (outcome, q) in &d.outcomes {
                 let w = p.mul(q);
-                match outcome.field(until) {
-                    Some(Value::Bool(true)) => {
+                match then(state, outcome)? {
+                    None => {
                         finished = finished.add(&w);
                         add(&mut end, outcome.clone(), &w);
                     }
-                    Some(Value::Bool(false)) => add(&mut next, next_state(state, outcome), &w),
-                    other => {
-                        return Err(Error::Domain {
-                            what: format!(
-                                "`{}`'s output `{until}` must be yes/no to end the rounds, found {}",
-                                step.name,
-                                other.map_or_else(|| "nothing".to_string(), |v| v.to_string())
-                            ),
-                        })
-                    }
+                    Some(n) => add(&mut next, n, &w),
                 }
             }
         }
         if next.len() > MAX_STATES {
-            return Err(Error::TooManyBranches { limit: MAX_STATES as u64 });
+            return Err(Error::TooManyStates {
+                limit: MAX_STATES as u64,
+                round,
+            });
         }
         finished_by_round.push(finished.clone());
         frontier = next;
     }
     let unfinished = frontier.values().fold(Prob::zero(), |a, p| a.add(p));
-    Ok(Chain {
-        end: Distribution {
-            outcomes: end.into_iter().collect(),
-        },
+    Ok(Walked {
+        end,
         finished_by_round,
         unfinished,
-        states: rounds.len(),
+        enumerated,
     })
 }
 
@@ -120,5 +171,18 @@ fn add<K: Ord>(m: &mut BTreeMap<K, Prob>, k: K, p: &Prob) {
         None => {
             m.insert(k, p.clone());
         }
+    }
+}
+
+impl ResolverInfo {
+    /// Exact odds of the resolver as one round of a procedure, round after round until its yes/no
+    /// output `until` is yes ([`chain`]); compiled steps walk their typed states.
+    pub fn chain(&self, start: &Inputs, until: &str, max_rounds: u32) -> Result<Chain, Error> {
+        if let Exec::Compiled { chain: Some(typed), .. } = &self.exec {
+            if let Some(done) = typed(start, until, max_rounds) {
+                return done;
+            }
+        }
+        chain(self, start, until, max_rounds, &mut |s| self.odds(s))
     }
 }

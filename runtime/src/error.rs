@@ -36,6 +36,9 @@ pub enum Error {
     DiceTooLarge { notation: String },
     #[error("too many dice outcomes to enumerate exactly (more than {limit} branches); for a long procedure such as a battle, estimate with `rulebook sim`")]
     TooManyBranches { limit: u64 },
+    /// A chain of rounds (`odds --until`) reached more distinct states in one round than it keeps.
+    #[error("too many distinct states to follow exactly: more than {limit} after round {round} of the procedure (each state is everything the next round reads); estimate with `rulebook sim`, or ask with fewer rounds or smaller inputs")]
+    TooManyStates { limit: u64, round: u32 },
     /// The caller stopped an exact computation (its time budget ran out).
     #[error("exact odds stopped after {seconds} s with about {percent}% of the dice tree explored ({explored} branches); estimate with `rulebook sim`, or ask with smaller inputs")]
     OddsStopped { seconds: u64, percent: u32, explored: u64 },

@@ -567,3 +567,19 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
         outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
     })
 }
+
+/// The exact distribution of a procedure run as a chain of rounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    /// The outcomes of the rounds that ended the procedure (their `until` field yes), merged over
+    /// every round: the distribution of how it ended, short of `unfinished`.
+    pub end: Distribution<crate::value::Value>,
+    /// The probability that the procedure has ended after round 1, 2, ... (cumulative).
+    pub finished_by_round: Vec<Prob>,
+    /// The probability that it is still running after the last round computed (0 when every
+    /// path ended within `max_rounds`).
+    pub unfinished: Prob,
+    /// Rounds enumerated: one per distinct state, but for a state met again after a round apart
+    /// (enumerated again rather than kept).
+    pub states: usize,
+}

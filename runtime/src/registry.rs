@@ -128,6 +128,10 @@ pub enum Exec {
         /// Exact odds through the typed resolver: inputs are read once, not once per dice branch.
         /// `None` falls back to enumerating `run_quiet`.
         odds: Option<OddsFn>,
+        /// Exact odds of the resolver as the step of a procedure (`odds --until`) over its typed
+        /// inputs and outcomes. `None`, or a function answering `None` (an `until` that is not a
+        /// yes/no output), falls back to the chain over dynamic values.
+        chain: Option<ChainFn>,
     },
     /// A resolver evaluated from the checked IR at run time (`rulebook --rules DIR`).
     Interpreted(&'static dyn Runner),
@@ -142,6 +146,8 @@ pub trait Runner: Sync + Send {
 
 /// Exact odds of a resolver from dynamic inputs.
 pub type OddsFn = fn(&Inputs) -> Result<crate::odds::Distribution<Value>, Error>;
+/// A compiled step\'s typed chain: `None` when `until` is not one of its yes/no outputs.
+pub type ChainFn = fn(&Inputs, &str, u32) -> Option<Result<crate::odds::Chain, Error>>;
 
 impl fmt::Debug for ResolverInfo {
     // Function pointers print as addresses, which would make debug output nondeterministic.

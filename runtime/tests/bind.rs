@@ -133,6 +133,7 @@ static RESOLVERS: [ResolverInfo; 1] = [ResolverInfo {
         run_traced: attack::<Recorder>,
         run_quiet: attack::<NoTrace>,
         odds: None,
+        chain: None,
     },
 }];
 static SYSTEM: SystemInfo = SystemInfo {

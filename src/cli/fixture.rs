@@ -292,6 +292,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
             run_traced: attack::<rt::Recorder>,
             run_quiet: attack::<rt::NoTrace>,
             odds: None,
+            chain: None,
         },
     },
     rt::ResolverInfo {
@@ -305,6 +306,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
             run_traced: burst::<rt::Recorder>,
             run_quiet: burst::<rt::NoTrace>,
             odds: None,
+            chain: None,
         },
     },
     rt::ResolverInfo {
@@ -318,6 +320,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
             run_traced: volley::<rt::Recorder>,
             run_quiet: volley::<rt::NoTrace>,
             odds: None,
+            chain: None,
         },
     },
 ];

@@ -205,6 +205,10 @@ pub struct OddsArgs {
     /// (numbers by size, enums by declaration order)
     #[arg(long, value_name = "FIELD=VALUE")]
     pub observed: Option<String>,
+    /// Report only these outputs (repeat the option, or separate with commas): outcomes that agree
+    /// on them merge. A battle's end (`--field result`) reads at once, whatever else differs
+    #[arg(long = "field", value_name = "FIELD", value_delimiter = ',')]
+    pub fields: Vec<String>,
     /// Run the resolver as one round of a procedure, round after round, until its yes/no output
     /// FIELD is yes: each round's outputs named like its inputs are the next round's inputs (the
     /// other inputs, such as a policy, stay). Rounds that reach the same state merge, so a

@@ -22,12 +22,11 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     if let Some(file) = &args.chart {
         chart::check_target(file)?;
     }
+    let fields = chosen_fields(r, &args.fields)?;
     let chain = match &args.until {
         Some(until) => {
             let rounds = args.rounds;
-            Some(super::with_budget(args.budget, || {
-                rt::chain(r, &bound, until, rounds, &mut |state| r.odds(state))
-            })?)
+            Some(super::with_budget(args.budget, || r.chain(&bound, until, rounds))?)
         }
         None => None,
     };
@@ -36,6 +35,12 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         None => super::exact_odds(r, &bound, args.budget)?,
     };
     let observed = args.observed.as_deref().map(|text| observed(&dist, text)).transpose()?;
+    let dist = match &fields {
+        Some(keep) => {
+            dist.marginal(|o| rt::Value::Record(keep.iter().map(|&f| (f, o.field(f).cloned().unwrap_or(rt::Value::None))).collect()))
+        }
+        None => dist,
+    };
     let path = format!("{}.{}", s.name, r.name);
     let title = if r.title.is_empty() {
         String::new()
@@ -253,6 +258,25 @@ impl View {
             notes,
         }
     }
+}
+
+/// `--field`: the outputs to report, in the resolver's order, checked before anything is worked out.
+fn chosen_fields(r: &rt::ResolverInfo, asked: &[String]) -> Result<Option<Vec<&'static str>>, CliError> {
+    if asked.is_empty() {
+        return Ok(None);
+    }
+    let names: Vec<&'static str> = r.outputs.iter().map(|o| o.name).collect();
+    for a in asked {
+        if !names.iter().any(|n| n == a) {
+            let near = rt::names::nearest(a, &names, 3);
+            let hint = if near.is_empty() { names.join(", ") } else { near.join(" or ") };
+            return Err(CliError::usage(format!(
+                "--field: `{}` has no output `{a}`; did you mean {hint}?",
+                r.name
+            )));
+        }
+    }
+    Ok(Some(names.into_iter().filter(|n| asked.iter().any(|a| a == n)).collect()))
 }
 
 /// `--observed`: the chances of at least, at most and exactly one value of a field.

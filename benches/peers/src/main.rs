@@ -67,7 +67,7 @@ fn risk_step() -> Result<(&'static rt::ResolverInfo, rt::Inputs), String> {
 
 /// (b): the chain, exactly as `rulebook odds risk.attack --until done` runs it.
 fn risk_chain(step: &'static rt::ResolverInfo, start: &rt::Inputs) -> Result<rt::Chain, rt::Error> {
-    rt::chain(step, start, "done", MAX_ROUNDS, &mut |state| step.odds(state))
+    step.chain(start, "done", MAX_ROUNDS)
 }
 
 /// Computes one case `n` times, for a profiler (`perf record target/release/peers loop risk 50`).
