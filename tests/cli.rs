@@ -508,6 +508,26 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("stopped after 1 s") && err.contains("rulebook sim"), "{err}");
     assert!(out.stdout.is_empty());
+    // A chain of rounds says how far it got in rounds and states, not in one state's dice tree.
+    let out = rulebook(&[
+        "odds",
+        "mercenary.battle_step",
+        "--input",
+        "examples/mercenary-two-a-side.yaml",
+        "--set",
+        "max_rounds=3",
+        "--until",
+        "ended",
+        "--budget",
+        "1",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("stopped after 1 s in round ") && err.contains(" states worked out"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
 }
 
 #[test]

@@ -121,8 +121,22 @@ fn walk<S: Ord + Clone, O: Ord + Clone>(
         let mut next: BTreeMap<S, Prob> = BTreeMap::new();
         rounds.retain(|state, _| frontier.contains_key(state));
         for (state, p) in &frontier {
+            if let Some(seconds) = crate::odds::cancelled() {
+                return Err(Error::ChainStopped {
+                    seconds,
+                    round,
+                    states: enumerated,
+                });
+            }
             if !rounds.contains_key(state) {
-                let d = odds(state)?;
+                let d = odds(state).map_err(|e| match e {
+                    Error::OddsStopped { seconds, .. } => Error::ChainStopped {
+                        seconds,
+                        round,
+                        states: enumerated,
+                    },
+                    e => e,
+                })?;
                 enumerated += 1;
                 rounds.insert(state.clone(), d);
             }

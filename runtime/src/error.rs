@@ -42,6 +42,9 @@ pub enum Error {
     /// The caller stopped an exact computation (its time budget ran out).
     #[error("exact odds stopped after {seconds} s with about {percent}% of the dice tree explored ({explored} branches); estimate with `rulebook sim`, or ask with smaller inputs")]
     OddsStopped { seconds: u64, percent: u32, explored: u64 },
+    /// The caller stopped a chain of rounds (`odds --until`): where it had got to.
+    #[error("exact odds stopped after {seconds} s in round {round} of the procedure, with {states} states worked out; estimate with `rulebook sim`, or ask with fewer rounds (--rounds) or smaller inputs")]
+    ChainStopped { seconds: u64, round: u32, states: usize },
     #[error("arithmetic overflow")]
     Overflow,
     #[error("division by zero")]

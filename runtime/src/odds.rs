@@ -272,6 +272,19 @@ pub fn with_watch<R>(watch: std::sync::Arc<Watch>, f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// The budget, in seconds, of a watch on this thread that the caller has cancelled: a long
+/// computation made of many small enumerations (a chain of rounds) checks it between them, as
+/// each enumeration checks it every thousand leaves.
+pub(crate) fn cancelled() -> Option<u64> {
+    use std::sync::atomic::Ordering::Relaxed;
+    WATCH.with(|w| {
+        w.borrow()
+            .as_ref()
+            .filter(|w| w.cancel.load(Relaxed))
+            .map(|w| w.budget_seconds.load(Relaxed))
+    })
+}
+
 /// One roll on the current path.
 #[derive(Clone, Copy, Debug)]
 struct Step {
