@@ -121,6 +121,7 @@ fn walk<S: Ord + Clone, O: Ord + Clone>(
         let mut next: BTreeMap<S, Prob> = BTreeMap::new();
         rounds.retain(|state, _| frontier.contains_key(state));
         for (state, p) in &frontier {
+            crate::odds::report_chain(round, enumerated);
             if let Some(seconds) = crate::odds::cancelled() {
                 return Err(Error::ChainStopped {
                     seconds,

@@ -257,6 +257,10 @@ pub struct Watch {
     pub cancel: std::sync::atomic::AtomicBool,
     /// What the caller reports in that error (its own budget, in seconds).
     pub budget_seconds: std::sync::atomic::AtomicU64,
+    /// A chain of rounds (`odds --until`): the round under way (0 when the work is no chain)...
+    pub chain_round: std::sync::atomic::AtomicU64,
+    /// ...and the states worked out so far.
+    pub chain_states: std::sync::atomic::AtomicU64,
 }
 
 thread_local! {
@@ -283,6 +287,17 @@ pub(crate) fn cancelled() -> Option<u64> {
             .filter(|w| w.cancel.load(Relaxed))
             .map(|w| w.budget_seconds.load(Relaxed))
     })
+}
+
+/// A chain of rounds reports where it is to a watch on this thread, if any.
+pub(crate) fn report_chain(round: u32, states: usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    WATCH.with(|w| {
+        if let Some(w) = w.borrow().as_ref() {
+            w.chain_round.store(u64::from(round), Relaxed);
+            w.chain_states.store(u64::try_from(states).unwrap_or(u64::MAX), Relaxed);
+        }
+    });
 }
 
 /// One roll on the current path.

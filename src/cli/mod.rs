@@ -582,14 +582,27 @@ pub(crate) fn with_budget<T: Send>(budget: u64, work: impl FnOnce() -> Result<T,
             if elapsed >= Duration::from_secs(1) && std::io::stderr().is_terminal() {
                 let b = bar.get_or_insert_with(|| {
                     let b = indicatif::ProgressBar::new(1_000_000);
+                    let template = if watch.chain_round.load(Relaxed) > 0 {
+                        "{spinner} exact odds, {msg}"
+                    } else {
+                        "{spinner} exact odds {bar:40} {percent}% of the dice tree, {msg}"
+                    };
                     b.set_style(
-                        indicatif::ProgressStyle::with_template("{spinner} exact odds {bar:40} {percent}% of the dice tree, {msg}")
-                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                        indicatif::ProgressStyle::with_template(template).unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                     );
                     b
                 });
-                b.set_position(watch.done_ppm.load(Relaxed));
-                b.set_message(format!("{} branches; gives up after {budget} s", watch.leaves.load(Relaxed)));
+                let round = watch.chain_round.load(Relaxed);
+                if round > 0 {
+                    // A chain: the dice tree under way is one state's, so say where the chain is.
+                    b.set_message(format!(
+                        "round {round} of the procedure, {} states worked out; gives up after {budget} s",
+                        watch.chain_states.load(Relaxed)
+                    ));
+                } else {
+                    b.set_position(watch.done_ppm.load(Relaxed));
+                    b.set_message(format!("{} branches; gives up after {budget} s", watch.leaves.load(Relaxed)));
+                }
             }
         };
         if let Some(b) = &bar {
