@@ -146,7 +146,7 @@ pub trait Runner: Sync + Send {
 
 /// Exact odds of a resolver from dynamic inputs.
 pub type OddsFn = fn(&Inputs) -> Result<crate::odds::Distribution<Value>, Error>;
-/// A compiled step\'s typed chain: `None` when `until` is not one of its yes/no outputs.
+/// A compiled step's typed chain: `None` when `until` is not one of its yes/no outputs.
 pub type ChainFn = fn(&Inputs, &str, u32) -> Option<Result<crate::odds::Chain, Error>>;
 
 impl fmt::Debug for ResolverInfo {
