@@ -813,7 +813,7 @@ fn sim_precision_says_when_the_most_runs_allowed_were_not_enough() {
 
 #[test]
 fn sim_exact_check_puts_each_exact_value_beside_its_estimate() {
-    let v = json(&[
+    let args = [
         "sim",
         "starleader.to_hit",
         "--set",
@@ -823,8 +823,8 @@ fn sim_exact_check_puts_each_exact_value_beside_its_estimate() {
         "--seed",
         "11",
         "--exact-check",
-        "--json",
-    ]);
+    ];
+    let v = json(&[&args[..], &["--json"]].concat());
     let rows = v["exact_check"].as_array().unwrap();
     let row = |value: &str| {
         rows.iter()
@@ -844,17 +844,7 @@ fn sim_exact_check_puts_each_exact_value_beside_its_estimate() {
         };
         assert_eq!(r["inside"], Value::Bool(lo <= exact && exact <= hi), "{r}");
     }
-    let text = rulebook(&[
-        "sim",
-        "starleader.to_hit",
-        "--set",
-        "weapon=Ghazi 10/7",
-        "--runs",
-        "20000",
-        "--seed",
-        "11",
-        "--exact-check",
-    ]);
+    let text = rulebook(&args);
     let text = String::from_utf8_lossy(&text.stdout).to_string();
     assert!(text.contains("result = hit       33.565%"), "{text}");
     assert!(text.contains("4 of 4 exact values lie inside their 95% intervals"), "{text}");
