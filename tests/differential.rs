@@ -232,6 +232,37 @@ fn exact_odds_agree_on_a_sample() {
     assert!(compared > 40, "only {compared} distributions were computed");
 }
 
+/// Exact odds branch over a callee's outcomes (`rt::memo_call`) instead of replaying its dice at
+/// every leaf: the distribution must be the one plain enumeration gives, in both backends, on
+/// random inputs of every resolver. Where plain enumeration gives up (too many leaves) the
+/// branching may still answer; where it fails otherwise, the branching fails alike.
+#[test]
+fn branching_over_calls_equals_plain_enumeration() {
+    let mut g = Gen(ChaCha8Rng::seed_from_u64(4));
+    let (mut compared, mut only_branching) = (0, 0);
+    for (s, c, i) in pairs() {
+        for _ in 0..3 {
+            let inputs = g.inputs(c);
+            let limit = if cfg!(debug_assertions) { 5_000 } else { 50_000 };
+            let (plain_c, plain_i) = rt::with_leaf_limit(limit, || rt::with_plain_calls(|| (c.odds(&inputs), i.odds(&inputs))));
+            let (memo_c, memo_i) = rt::with_leaf_limit(limit, || (c.odds(&inputs), i.odds(&inputs)));
+            let what = format!("{}.{} on {inputs:?}", s.name, c.name);
+            assert_eq!(plain_c, plain_i, "plain odds of the two backends differ: {what}");
+            assert_eq!(memo_c, memo_i, "branching odds of the two backends differ: {what}");
+            match (&plain_c, &memo_c) {
+                (Ok(p), Ok(m)) => {
+                    assert_eq!(p.outcomes, m.outcomes, "branching changed the odds of {what}");
+                    compared += 1;
+                }
+                (Err(rt::Error::TooManyBranches { .. }), Ok(_)) => only_branching += 1,
+                (p, m) => assert_eq!(p, m, "branching changed how {what} fails"),
+            }
+        }
+    }
+    eprintln!("{compared} distributions equal; {only_branching} computed only by branching over calls");
+    assert!(compared > 40, "only {compared} distributions were compared");
+}
+
 /// Every input file under `examples/` and every worked example under `tests/examples/`.
 #[test]
 fn example_files_agree() {

@@ -184,3 +184,28 @@ fn t5_penetration_and_fighting_action() {
     );
     assert_eq!(p(&d, "hit", "true"), "35/36");
 }
+
+/// Exact odds of the whole fire branch over what `fire` reads of its calls (the To Hit result,
+/// the damage's hits and armor effects) instead of replaying `to_hit`'s 4d6 and `damage`'s 2d6 at
+/// every leaf: plain enumeration needs more leaves than a limit of 300, the branching does not,
+/// and both give the same 54 outcomes.
+#[test]
+fn fire_odds_branch_over_its_calls() {
+    let sets = [
+        ("weapon", "Ghazi 10/7"),
+        ("target_size", "2"),
+        ("armor_rating", "5"),
+        ("range_hexes", "5"),
+        ("special_results", "true"),
+        ("heavy_hits", "true"),
+    ];
+    let (_, r) = runtime::find_resolver(rulebook::SYSTEMS, "starleader.fire").unwrap();
+    let sets: Vec<(String, String)> = sets.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let inputs = runtime::bind_inputs(r, &sets, None).unwrap();
+    let plain = runtime::with_plain_calls(|| runtime::odds_dyn(r, &inputs)).unwrap();
+    assert_eq!(plain.outcomes.len(), 54);
+    let capped = runtime::with_leaf_limit(300, || runtime::with_plain_calls(|| runtime::odds_dyn(r, &inputs)));
+    assert!(matches!(capped, Err(runtime::Error::TooManyBranches { limit: 300 })), "{capped:?}");
+    let branching = runtime::with_leaf_limit(300, || runtime::odds_dyn(r, &inputs)).unwrap();
+    assert_eq!(branching, plain);
+}

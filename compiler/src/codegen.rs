@@ -93,18 +93,26 @@ struct Gen<'a> {
     /// What may still run after the statement being written: the rest of each enclosing block,
     /// and each enclosing loop's body (run again, except for the locals it declares afresh).
     later: std::cell::RefCell<Vec<Later<'a>>>,
+    /// Per call in the resolver being written (by its local): the fields of the callee's outcome
+    /// read after it, `None` when the outcome is read whole. Exact odds tell the callee's
+    /// outcomes apart by these alone (`rt::memo_call`).
+    call_reads: std::cell::RefCell<BTreeMap<String, Option<std::collections::BTreeSet<String>>>>,
+    /// Calls written so far in this system: numbers its call sites (`rt::memo_call`).
+    call_sites: std::cell::Cell<usize>,
 }
 
 impl<'a> Gen<'a> {
     fn new(sys: &'a System) -> Self {
         Gen {
             sys,
-            uses_policy: uses_policy(sys),
+            uses_policy: crate::ir::uses_policy(sys),
             key_cols: Default::default(),
             specs: Default::default(),
             ref_locals: Default::default(),
             takeable: Default::default(),
             later: Default::default(),
+            call_reads: Default::default(),
+            call_sites: Default::default(),
         }
     }
 
@@ -721,13 +729,15 @@ impl<'a> Gen<'a> {
         // Local names are unique within a resolver, not across resolvers.
         self.ref_locals.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
+        *self.call_reads.borrow_mut() = crate::ir::call_reads(&r.body);
         let cname = camel(&r.name);
         let mut out = String::new();
         // Inputs struct.
         let mut ins = codegen::Struct::new(&format!("{cname}Inputs"));
         ins.vis("pub").derive("Clone").derive("Debug").derive("PartialEq");
-        // A step's states are compared and ordered in its typed chain.
-        if self.chainable(r) {
+        // A step's states are compared and ordered in its typed chain, a callee's inputs in the
+        // table of its outcomes that exact odds keep (`rt::memo_call`).
+        if self.chainable(r) || self.memoizable(rid) {
             ins.derive("Eq").derive("PartialOrd").derive("Ord");
         }
         ins.doc(&format!(
@@ -941,6 +951,12 @@ impl<'a> Gen<'a> {
     /// (same name, same type) and a yes/no output can end the rounds. Its typed chain
     /// (`chain_…`) walks states as its own inputs struct; any other resolver's `odds --until`
     /// walks dynamic values, with the same answer.
+    /// Can exact odds branch over this resolver's outcomes where another calls it
+    /// (`rt::memo_call`)? Not when a policy decides in it: an application's policy is its own code.
+    fn memoizable(&self, rid: usize) -> bool {
+        !self.sys.resolvers[rid].policy && !self.uses_policy[rid]
+    }
+
     fn chainable(&self, r: &ResolverDef) -> bool {
         let mut carried = false;
         for p in &r.inputs {
@@ -1412,11 +1428,30 @@ impl<'a> Gen<'a> {
                 } else {
                     ""
                 };
-                let _ = writeln!(
-                    o,
-                    "let mut {var} = {callee_fn}(dice, trace, {policy_arg}&{args_ty} {{ {} }})?;",
-                    fields.join(", ")
-                );
+                let args = format!("{args_ty} {{ {} }}", fields.join(", "));
+                if self.memoizable(*resolver) {
+                    // Under exact odds the call branches over the callee's outcomes, told apart
+                    // by the fields read after it, each worked out once per inputs.
+                    let cname = camel(&callee.name);
+                    let n = self.call_sites.get();
+                    self.call_sites.set(n + 1);
+                    let inputs = per_input(callee, |f| format!("{f}: {var}_args.{f}"), |f| format!("{f}: {var}_args.{f}.clone()"));
+                    let project = match self.call_reads.borrow().get(var) {
+                        Some(Some(fields)) => {
+                            let fs: Vec<String> = fields.iter().map(|f| format!("o.{}.clone(), ", raw_ident(f))).collect();
+                            format!("({})", fs.concat())
+                        }
+                        _ => "o.clone()".to_string(),
+                    };
+                    let _ = writeln!(
+                        o,
+                        "let {var}_args = {args};\nlet mut {var} = match if T::ENABLED {{ None }} else {{ rt::memo_call(dice, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i)) }} {{ Some(r) => r?, None => {callee_fn}(dice, trace, &{var}_args)? }};",
+                        inputs.join(", "),
+                        raw_ident(&callee.name)
+                    );
+                } else {
+                    let _ = writeln!(o, "let mut {var} = {callee_fn}(dice, trace, {policy_arg}&{args})?;");
+                }
                 self.takeable.borrow_mut().insert(var.clone());
                 let _ = cite;
             }
@@ -2398,45 +2433,6 @@ impl<'a> Gen<'a> {
     }
 }
 
-/// Which resolvers consult a policy, directly or through the resolvers they call.
-fn uses_policy(sys: &System) -> Vec<bool> {
-    fn calls(stmts: &[Stmt], out: &mut Vec<usize>) {
-        for s in stmts {
-            match s {
-                Stmt::Call { resolver, .. } => out.push(*resolver),
-                Stmt::If { arms, otherwise } => {
-                    arms.iter().for_each(|(_, b)| calls(b, out));
-                    calls(otherwise, out);
-                }
-                Stmt::Match { arms, .. } => arms.iter().for_each(|(_, b)| calls(b, out)),
-                Stmt::Repeat { body, .. } | Stmt::For { body, .. } => calls(body, out),
-                _ => {}
-            }
-        }
-    }
-    let callees: Vec<Vec<usize>> = sys
-        .resolvers
-        .iter()
-        .map(|r| {
-            let mut v = Vec::new();
-            calls(&r.body, &mut v);
-            v
-        })
-        .collect();
-    let mut uses: Vec<bool> = callees.iter().map(|c| c.iter().any(|&x| sys.resolvers[x].policy)).collect();
-    loop {
-        let mut changed = false;
-        for r in 0..uses.len() {
-            if !uses[r] && callees[r].iter().any(|&c| uses[c] && !sys.resolvers[c].policy) {
-                uses[r] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return uses;
-        }
-    }
-}
 
 fn contains_require(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {

@@ -652,3 +652,78 @@ impl System {
         }
     }
 }
+
+/// For each call in `body` (by its local): the fields of its outcome read anywhere in `body`, or
+/// `None` when the outcome is read whole (a `let` of it, say).
+pub fn call_reads(body: &[Stmt]) -> std::collections::BTreeMap<String, Option<std::collections::BTreeSet<String>>> {
+    let mut calls = std::collections::BTreeMap::new();
+    let mut todo: Vec<&[Stmt]> = vec![body];
+    let mut exprs: Vec<&Expr> = Vec::new();
+    while let Some(block) = todo.pop() {
+        for s in block {
+            if let Stmt::Call { var, .. } = s {
+                calls.insert(var.clone(), Some(std::collections::BTreeSet::new()));
+            }
+            exprs.extend(s.exprs());
+            todo.extend(s.blocks());
+        }
+    }
+    while let Some(e) = exprs.pop() {
+        match &e.kind {
+            ExprKind::Field(b, f) if matches!(&b.kind, ExprKind::Local(v) if calls.contains_key(v)) => {
+                if let ExprKind::Local(v) = &b.kind {
+                    if let Some(Some(fields)) = calls.get_mut(v) {
+                        fields.insert(f.clone());
+                    }
+                }
+            }
+            ExprKind::Local(v) => {
+                if let Some(slot) = calls.get_mut(v) {
+                    *slot = None;
+                }
+            }
+            _ => exprs.extend(e.children()),
+        }
+    }
+    calls
+}
+
+/// Which resolvers consult a policy, directly or through the resolvers they call.
+pub fn uses_policy(sys: &System) -> Vec<bool> {
+    fn calls(stmts: &[Stmt], out: &mut Vec<usize>) {
+        for s in stmts {
+            match s {
+                Stmt::Call { resolver, .. } => out.push(*resolver),
+                Stmt::If { arms, otherwise } => {
+                    arms.iter().for_each(|(_, b)| calls(b, out));
+                    calls(otherwise, out);
+                }
+                Stmt::Match { arms, .. } => arms.iter().for_each(|(_, b)| calls(b, out)),
+                Stmt::Repeat { body, .. } | Stmt::For { body, .. } => calls(body, out),
+                _ => {}
+            }
+        }
+    }
+    let callees: Vec<Vec<usize>> = sys
+        .resolvers
+        .iter()
+        .map(|r| {
+            let mut v = Vec::new();
+            calls(&r.body, &mut v);
+            v
+        })
+        .collect();
+    let mut uses: Vec<bool> = callees.iter().map(|c| c.iter().any(|&x| sys.resolvers[x].policy)).collect();
+    loop {
+        let mut changed = false;
+        for r in 0..uses.len() {
+            if !uses[r] && callees[r].iter().any(|&c| uses[c] && !sys.resolvers[c].policy) {
+                uses[r] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return uses;
+        }
+    }
+}

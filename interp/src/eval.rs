@@ -20,6 +20,33 @@ pub struct Sys {
     cells: Vec<Vec<Vec<V>>>,
     /// Per range table without a result type, per row: the row as a record of its columns.
     rows: Vec<Vec<V>>,
+    /// Per call statement (by address) whose callee exact odds branch over, as generated code
+    /// does (`rt::memo_call`): the fields of the outcome read after it, `None` for all.
+    memo_calls: std::collections::BTreeMap<usize, Option<Vec<String>>>,
+}
+
+/// The call statements of `sys` that generated code makes through `rt::memo_call` (a callee
+/// without policies), each with the fields its caller reads (`ir::call_reads`).
+fn memo_calls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Option<Vec<String>>> {
+    let uses_policy = ir::uses_policy(sys);
+    let mut out = std::collections::BTreeMap::new();
+    for r in &sys.resolvers {
+        let reads = ir::call_reads(&r.body);
+        let mut todo: Vec<&'static [Stmt]> = vec![&r.body];
+        while let Some(block) = todo.pop() {
+            for s in block {
+                if let Stmt::Call { var, resolver, .. } = s {
+                    let callee = &sys.resolvers[*resolver];
+                    if !callee.policy && !uses_policy[*resolver] {
+                        let fields = reads.get(var).cloned().flatten().map(|f| f.into_iter().collect());
+                        out.insert(s as *const Stmt as usize, fields);
+                    }
+                }
+                todo.extend(s.blocks());
+            }
+        }
+    }
+    out
 }
 
 enum Flow {
@@ -167,7 +194,12 @@ impl Sys {
             );
             cells.push(table_cells);
         }
-        Sys { ir, cells, rows }
+        Sys {
+            ir,
+            cells,
+            rows,
+            memo_calls: memo_calls(ir),
+        }
     }
 
     /// Reads a resolver's typed inputs out of bound dynamic inputs, as generated `from_values` does
@@ -475,7 +507,7 @@ impl Sys {
                     }
                 }
             }
-            Stmt::Call { var, resolver, args, .. } => {
+            stmt @ Stmt::Call { var, resolver, args, .. } => {
                 let callee = &self.ir.resolvers[*resolver];
                 let mut values: Vec<V> = vec![V::None; callee.inputs.len()];
                 let mut given = 0;
@@ -493,7 +525,25 @@ impl Sys {
                         callee.name
                     )));
                 }
-                let o = self.run(*resolver, dice, trace, &values)?;
+                // Under exact odds, branch over the callee's outcomes as generated code does.
+                let site = stmt as *const Stmt as usize;
+                let memo = match self.memo_calls.get(&site) {
+                    Some(fields) if !T::ENABLED => rt::memo_call(
+                        dice,
+                        site,
+                        || values.clone(),
+                        |o: &V| match fields {
+                            Some(fs) => fs.iter().map(|n| o.field(n).cloned().unwrap_or(V::None)).collect(),
+                            None => vec![o.clone()],
+                        },
+                        |e, vals: &Vec<V>| self.run(*resolver, e, &mut rt::NoTrace, vals),
+                    ),
+                    _ => None,
+                };
+                let o = match memo {
+                    Some(o) => o?,
+                    None => self.run(*resolver, dice, trace, &values)?,
+                };
                 f.locals.push((var.as_str(), o));
             }
             Stmt::Require { cond, message, cite } => {

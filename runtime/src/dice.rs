@@ -528,6 +528,12 @@ pub trait Dice {
     /// Faces of the last throw (all faces thrown, including rerolled throws, in order); empty
     /// under enumeration.
     fn last_faces(&self) -> &[u16];
+    /// The enumerating dice of exact odds (`odds::Enumerator`) say so here, as `Any`, so that a
+    /// generated call can branch over the callee's outcomes instead of its dice
+    /// (`odds::memo_call`); every other source of dice is `None`.
+    fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// Reproducible pseudo-random dice.

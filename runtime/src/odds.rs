@@ -311,6 +311,8 @@ struct Step {
     /// The weight of the path up to and including this roll, as an unreduced fraction; `None`
     /// once it overflows u128 (the leaf's weight is then rebuilt exactly from the path).
     weight: Option<(u128, u128)>,
+    /// A call's outcomes (`memo_call`), not dice: `cache` indexes `Memo::dists`.
+    call: bool,
 }
 
 /// A cached distribution: values and counts of the DISTINCT read values, and their total.
@@ -319,6 +321,31 @@ struct Cached {
     spec: DiceSpec,
     dist: Vec<(i64, u64)>,
     total: u64,
+}
+
+/// The outcomes of calls worked out once per callee and inputs (`memo_call`), kept for a whole
+/// enumeration and lent to the enumerations of the callees themselves.
+#[derive(Default)]
+struct Memo {
+    /// Per call site: a `BTreeMap<I, Option<u32>>` from the callee's inputs to its index in
+    /// `dists`, or `None` when its own enumeration failed (the call then runs inline, so the
+    /// failure is met where plain enumeration would meet it).
+    sites: Vec<(usize, Box<dyn std::any::Any>)>,
+    dists: Vec<CallDist>,
+}
+
+impl fmt::Debug for Memo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Memo {{ sites: {}, dists: {} }}", self.sites.len(), self.dists.len())
+    }
+}
+
+/// One call's distribution: a representative outcome (a `Vec<O>`, as `Any`) and the probability
+/// of each class of outcomes the caller cannot tell apart.
+struct CallDist {
+    site: usize,
+    probs: Vec<Prob>,
+    outcomes: Box<dyn std::any::Any>,
 }
 
 /// `Dice` that enumerates every distinct read value of every roll; see the module docs.
@@ -335,6 +362,10 @@ pub struct Enumerator {
     /// The first `fresh` steps of `path` hold their weight for the current leaf.
     fresh: usize,
     cache: Vec<Cached>,
+    memo: Memo,
+    /// The enumeration of a callee inside another (`memo_call`): it leaves progress reports to
+    /// the outer one.
+    nested: bool,
 }
 
 impl Default for Enumerator {
@@ -350,6 +381,8 @@ impl Enumerator {
             depth: 0,
             fresh: 0,
             cache: Vec::new(),
+            memo: Memo::default(),
+            nested: false,
         }
     }
 
@@ -370,6 +403,108 @@ impl Enumerator {
 
     fn start_leaf(&mut self) {
         self.depth = 0;
+    }
+
+    /// Stores the weight of the path through the roll or call at `depth`, whose own branch has
+    /// probability `factor` (`None`: too big for u128), unless it still holds from the last leaf.
+    fn weigh(&mut self, depth: usize, factor: Option<(u128, u128)>) {
+        if depth >= self.fresh {
+            // This roll's branch (or one before it) moved since its weight was stored.
+            let before = match depth.checked_sub(1) {
+                None => Some((1, 1)),
+                Some(i) => self.path.get(i).and_then(|s| s.weight),
+            };
+            let weight = before
+                .zip(factor)
+                .and_then(|((n, d), (fn_, fd))| Some((n.checked_mul(fn_)?, d.checked_mul(fd)?)));
+            if let Some(step) = self.path.get_mut(depth) {
+                step.weight = weight;
+            }
+            self.fresh = depth + 1;
+        }
+    }
+
+    /// The call at the current depth of the path (already there: a replay) takes its branch's
+    /// outcome.
+    fn take_call<O: Clone + 'static>(&mut self, site: usize) -> Result<O, Error> {
+        let depth = self.depth;
+        let step = *self.path.get(depth).ok_or_else(|| Error::internal("enumerator path depth"))?;
+        let dist = self
+            .memo
+            .dists
+            .get(step.cache as usize)
+            .filter(|d| d.site == site)
+            .ok_or_else(|| Error::internal("resolver made different calls when replayed; it must be deterministic"))?;
+        let outcome = dist
+            .outcomes
+            .downcast_ref::<Vec<O>>()
+            .and_then(|v| v.get(step.branch as usize))
+            .ok_or_else(|| Error::internal("enumerator call outcome"))?
+            .clone();
+        let factor = match dist.probs.get(step.branch as usize) {
+            Some(Prob::Small(r)) => Some((*r.numer(), *r.denom())),
+            _ => None,
+        };
+        self.depth += 1;
+        self.weigh(depth, factor);
+        Ok(outcome)
+    }
+
+    /// The index in `Memo::dists` of the outcomes of `run(inputs)` told apart by `project`,
+    /// enumerating them the first time; `None` when that enumeration failed.
+    fn call_dist<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+        &mut self,
+        site: usize,
+        inputs: I,
+        project: impl Fn(&O) -> K,
+        mut run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
+    ) -> Option<u32> {
+        type Site<I> = BTreeMap<I, Option<u32>>;
+        let known = self.memo.sites.iter().position(|(s, _)| *s == site);
+        if let Some(i) = known {
+            // A site string names one call statement, so one input type; any other is not ours.
+            let map = self.memo.sites.get(i)?.1.downcast_ref::<Site<I>>()?;
+            if let Some(hit) = map.get(&inputs) {
+                return *hit;
+            }
+        }
+        let mut sub = Enumerator {
+            memo: std::mem::take(&mut self.memo),
+            nested: true,
+            ..Enumerator::new()
+        };
+        let mut classes: BTreeMap<K, (O, Weight)> = BTreeMap::new();
+        let walked = walk(&mut sub, LEAF_LIMIT.with(|l| l.get()), |d| run(d, &inputs), |o, w| {
+            match classes.get_mut(&project(&o)) {
+                Some((_, slot)) => slot.add(&w),
+                None => {
+                    classes.insert(project(&o), (o, w));
+                }
+            }
+        });
+        self.memo = std::mem::take(&mut sub.memo);
+        let index = match walked {
+            Ok(()) => {
+                let (outcomes, probs): (Vec<O>, Vec<Prob>) = classes.into_values().map(|(o, w)| (o, w.into_prob())).unzip();
+                let index = u32::try_from(self.memo.dists.len()).ok()?;
+                self.memo.dists.push(CallDist {
+                    site,
+                    probs,
+                    outcomes: Box::new(outcomes),
+                });
+                Some(index)
+            }
+            Err(_) => None,
+        };
+        let slot = match known {
+            Some(i) => self.memo.sites.get_mut(i)?,
+            None => {
+                self.memo.sites.push((site, Box::new(Site::<I>::new())));
+                self.memo.sites.last_mut()?
+            }
+        };
+        slot.1.downcast_mut::<Site<I>>()?.insert(inputs, index);
+        index
     }
 
     /// Moves the path to the next leaf; false when every leaf has been visited.
@@ -413,6 +548,16 @@ impl Enumerator {
         }
         let mut w = BigRational::one();
         for step in &self.path[..self.depth.min(self.path.len())] {
+            if step.call {
+                let p = self
+                    .memo
+                    .dists
+                    .get(step.cache as usize)
+                    .and_then(|d| d.probs.get(step.branch as usize))
+                    .ok_or_else(|| Error::internal("enumerator call index"))?;
+                w *= p.to_big();
+                continue;
+            }
             let c = self
                 .cache
                 .get(step.cache as usize)
@@ -434,7 +579,7 @@ impl Dice for Enumerator {
             Some(step) => {
                 // A replayed roll: the same dice as last time, or the resolver is not deterministic.
                 let ci = step.cache as usize;
-                if self.cache.get(ci).is_none_or(|c| c.spec != *spec) {
+                if step.call || self.cache.get(ci).is_none_or(|c| c.spec != *spec) {
                     return Err(Error::internal(
                         "resolver rolled different dice when replayed; it must be deterministic",
                     ));
@@ -450,6 +595,7 @@ impl Dice for Enumerator {
                     count: count as u32,
                     cache: ci as u32,
                     weight: None,
+                    call: false,
                 });
                 (ci, 0)
             }
@@ -460,24 +606,75 @@ impl Dice for Enumerator {
             .dist
             .get(branch as usize)
             .ok_or_else(|| Error::internal("enumerator branch index"))?;
-        if depth >= self.fresh {
-            // This roll's branch (or one before it) moved since its weight was stored.
-            let before = match depth.checked_sub(1) {
-                None => Some((1, 1)),
-                Some(i) => self.path.get(i).and_then(|s| s.weight),
-            };
-            let weight = before.and_then(|(n, d)| Some((n.checked_mul(u128::from(count))?, d.checked_mul(u128::from(c.total))?)));
-            if let Some(step) = self.path.get_mut(depth) {
-                step.weight = weight;
-            }
-            self.fresh = depth + 1;
-        }
+        let factor = Some((u128::from(count), u128::from(c.total)));
+        self.weigh(depth, factor);
         Ok(value)
+    }
+
+    fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 
     fn last_faces(&self) -> &[u16] {
         &[]
     }
+}
+
+/// A call from generated code under exact odds: branches over the callee's outcomes, told apart
+/// only by what the caller reads of them (`project`), instead of replaying the callee's dice at
+/// every leaf of the caller. The callee is enumerated once per distinct inputs (`run`, which
+/// must be the callee with tracing off) and the classes are kept for the whole enumeration.
+///
+/// `site` names the call statement (unique among the calls one enumeration can meet: a number
+/// per call of a system in generated code, the statement's address in the interpreter), and
+/// classes are ordered by `project`'s value, so both backends walk the same tree.
+///
+/// `None` means "call it as usual": the dice are not enumerating, calls are made plain
+/// (`with_plain_calls`), or the callee's own enumeration failed (an error on some branch), in
+/// which case the call runs inline so the error is met exactly where plain enumeration meets it.
+/// The caller passes `inputs` as a closure: it is built only when the call is new to the path,
+/// not on every replay.
+pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>(
+    dice: &mut D,
+    site: usize,
+    inputs: impl FnOnce() -> I,
+    project: impl Fn(&O) -> K,
+    run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
+) -> Option<Result<O, Error>> {
+    if PLAIN_CALLS.with(|p| p.get()) {
+        return None;
+    }
+    let e = dice.enumerator_any()?.downcast_mut::<Enumerator>()?;
+    if let Some(step) = e.path.get(e.depth) {
+        // A replay: the path says whether this call branched (then its branch is there) or ran
+        // inline (then the callee's first roll or call is, of another site: calls do not recurse).
+        let ours = step.call && e.memo.dists.get(step.cache as usize).is_some_and(|d| d.site == site);
+        return if ours { Some(e.take_call(site)) } else { None };
+    }
+    let index = e.call_dist(site, inputs(), project, run)?;
+    let count = e.memo.dists.get(index as usize).map_or(0, |d| d.probs.len());
+    e.path.push(Step {
+        branch: 0,
+        count: u32::try_from(count).ok()?,
+        cache: index,
+        weight: None,
+        call: true,
+    });
+    Some(e.take_call(site))
+}
+
+thread_local! {
+    static PLAIN_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with `memo_call` turned off on this thread: every call replays the callee's dice at
+/// every leaf, the plain enumeration that the branching over outcomes must equal (tests, and
+/// the measure of what it saves).
+pub fn with_plain_calls<R>(f: impl FnOnce() -> R) -> R {
+    let old = PLAIN_CALLS.with(|p| p.replace(true));
+    let r = f();
+    PLAIN_CALLS.with(|p| p.set(old));
+    r
 }
 
 /// A leaf weight or accumulated probability before reduction.
@@ -537,10 +734,28 @@ pub fn enumerate<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
 /// `enumerate` with a caller-chosen leaf limit (tests, or a CLI wanting a quicker give-up).
 pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
     limit: u64,
-    mut f: F,
+    f: F,
 ) -> Result<Distribution<O>, Error> {
     let mut e = Enumerator::new();
     let mut acc: BTreeMap<O, Weight> = BTreeMap::new();
+    walk(&mut e, limit, f, |o, w| match acc.get_mut(&o) {
+        Some(slot) => slot.add(&w),
+        None => {
+            acc.insert(o, w);
+        }
+    })?;
+    Ok(Distribution {
+        outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
+    })
+}
+
+/// Runs `f` once per leaf of its roll tree, giving `sink` each leaf's outcome and weight.
+fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
+    e: &mut Enumerator,
+    limit: u64,
+    mut f: F,
+    mut sink: impl FnMut(O, Weight),
+) -> Result<(), Error> {
     let mut leaves: u64 = 0;
     let watch = WATCH.with(|w| w.borrow().clone());
     loop {
@@ -552,8 +767,10 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
             if let Some(w) = &watch {
                 use std::sync::atomic::Ordering::Relaxed;
                 let done = e.done_ppm();
-                w.leaves.store(leaves, Relaxed);
-                w.done_ppm.store(done, Relaxed);
+                if !e.nested {
+                    w.leaves.store(leaves, Relaxed);
+                    w.done_ppm.store(done, Relaxed);
+                }
                 if w.cancel.load(Relaxed) {
                     return Err(Error::OddsStopped {
                         seconds: w.budget_seconds.load(Relaxed),
@@ -564,7 +781,7 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
             }
         }
         e.start_leaf();
-        let outcome = f(&mut e)?;
+        let outcome = f(e)?;
         if e.depth < e.path.len() {
             return Err(Error::internal("resolver made fewer rolls when replayed; it must be deterministic"));
         }
@@ -580,20 +797,11 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
                 return Err(Error::TooManyBranches { limit });
             }
         }
-        let w = e.leaf_weight()?;
-        match acc.get_mut(&outcome) {
-            Some(slot) => slot.add(&w),
-            None => {
-                acc.insert(outcome, w);
-            }
-        }
+        sink(outcome, e.leaf_weight()?);
         if !e.advance() {
-            break;
+            return Ok(());
         }
     }
-    Ok(Distribution {
-        outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
-    })
 }
 
 /// The exact distribution of a procedure run as a chain of rounds.
