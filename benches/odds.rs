@@ -1,6 +1,8 @@
 //! Exact odds of the full fire resolution (same inputs as benches/fire.rs), by replay enumeration:
 //! `odds/fire_typed` enumerates the generated resolver directly (typed `FireOutcome`, derives Ord);
-//! `odds/fire_dyn` goes through the registry (`odds_dyn`: `from_values` + `to_value` per leaf).
+//! `odds/fire_dyn` goes through the registry (`odds_dyn`: `from_values` + `to_value` per leaf);
+//! `odds/fire_plain_calls` is `fire_typed` replaying the callees' dice at every leaf
+//! (`rt::with_plain_calls`), as exact odds did before they branched over a call's outcomes.
 
 mod common;
 
@@ -24,6 +26,11 @@ fn bench_odds(c: &mut Criterion) {
     let mut group = c.benchmark_group("odds");
     group.bench_function("fire_typed", |b| {
         b.iter(|| rt::enumerate(|d| starleader::fire(d, &mut NoTrace, black_box(&typed))).map(|d| d.outcomes.len()))
+    });
+    group.bench_function("fire_plain_calls", |b| {
+        b.iter(|| {
+            rt::with_plain_calls(|| rt::enumerate(|d| starleader::fire(d, &mut NoTrace, black_box(&typed))).map(|d| d.outcomes.len()))
+        })
     });
     group.bench_function("fire_dyn", |b| {
         b.iter(|| rt::odds_dyn(info, black_box(&bound)).map(|d| d.outcomes.len()))
