@@ -319,7 +319,7 @@ struct Step {
 #[derive(Debug)]
 struct Cached {
     spec: DiceSpec,
-    dist: Vec<(i64, u64)>,
+    dist: std::rc::Rc<[(i64, u64)]>,
     total: u64,
 }
 
@@ -346,6 +346,31 @@ struct CallDist {
     site: usize,
     probs: Vec<Prob>,
     outcomes: Box<dyn std::any::Any>,
+}
+
+thread_local! {
+    /// The distributions of the dice thrown on this thread so far, at most `SHARED_DISTRIBUTIONS`:
+    /// every enumeration of `4d6` needs the same 21 totals and counts.
+    static DISTRIBUTIONS: std::cell::RefCell<Vec<(DiceSpec, std::rc::Rc<[(i64, u64)]>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Most dice distributions kept per thread (`shared_distribution`); past it they are computed
+/// each time.
+const SHARED_DISTRIBUTIONS: usize = 64;
+
+/// `spec.distribution()`, computed once per thread.
+fn shared_distribution(spec: &DiceSpec) -> Result<std::rc::Rc<[(i64, u64)]>, Error> {
+    if let Some(d) = DISTRIBUTIONS.with(|c| c.borrow().iter().find(|(s, _)| s == spec).map(|(_, d)| d.clone())) {
+        return Ok(d);
+    }
+    let d: std::rc::Rc<[(i64, u64)]> = spec.distribution()?.into();
+    DISTRIBUTIONS.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() < SHARED_DISTRIBUTIONS {
+            c.push((*spec, d.clone()));
+        }
+    });
+    Ok(d)
 }
 
 /// `Dice` that enumerates every distinct read value of every roll; see the module docs.
@@ -392,7 +417,7 @@ impl Enumerator {
         if let Some(i) = self.cache.iter().position(|c| c.spec == *spec) {
             return Ok(i);
         }
-        let dist = spec.distribution()?;
+        let dist = shared_distribution(spec)?;
         let total = dist.iter().map(|&(_, c)| c).sum();
         if u32::try_from(dist.len()).is_err() {
             return Err(Error::DiceTooLarge { notation: spec.notation() });
@@ -717,6 +742,11 @@ impl Weight {
     fn into_prob(self) -> Prob {
         match self {
             Weight::Small(n, d) => {
+                // u64 division is far cheaper than u128's, and most weights fit.
+                if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
+                    let g = n.gcd(&d).max(1);
+                    return Prob::Small(Ratio::new_raw(u128::from(n / g), u128::from(d / g)));
+                }
                 let g = n.gcd(&d).max(1);
                 Prob::Small(Ratio::new_raw(n / g, d / g))
             }
