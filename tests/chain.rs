@@ -99,3 +99,17 @@ fn ten_against_ten_to_elimination() {
     assert_eq!(ended.add(&short.unfinished), Prob::one());
     assert_eq!(short.finished_by_round.last(), Some(&ended));
 }
+
+/// `attack` calls `clash`, and exact odds work each clash out once (`memo_call`), shared between
+/// the chain's 53 states (six distinct clashes): the same chain, exactly, as replaying every die
+/// of every clash in every state.
+#[test]
+fn sharing_calls_between_states_changes_nothing() {
+    let rules = rules();
+    let (_, step) = rt::find_resolver(rules.systems(), "risk.attack").unwrap();
+    let start = inputs(step, 10, 10);
+    let shared = rt::chain(step, &start, "done", 200, &mut |s| step.odds(s)).unwrap_or_else(|e| panic!("{e}"));
+    let plain = rt::with_plain_calls(|| rt::chain(step, &start, "done", 200, &mut |s| step.odds(s))).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(shared, plain);
+    assert_eq!(shared.states, 53);
+}

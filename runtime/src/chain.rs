@@ -102,6 +102,17 @@ fn walk<S: Ord + Clone, O: Ord + Clone>(
     start: S,
     max_rounds: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
+    then: impl FnMut(&S, &O) -> Result<Option<S>, Error>,
+) -> Result<Walked<O>, Error> {
+    // The states' rounds share what their calls give (`odds::memo_call`): a callee met again
+    // with the same inputs in another state is not enumerated again.
+    crate::odds::with_shared_calls(|| walk_rounds(start, max_rounds, odds, then))
+}
+
+fn walk_rounds<S: Ord + Clone, O: Ord + Clone>(
+    start: S,
+    max_rounds: u32,
+    odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
     mut then: impl FnMut(&S, &O) -> Result<Option<S>, Error>,
 ) -> Result<Walked<O>, Error> {
     // The rounds of the states met in the last round computed: a state that recurs at once (a

@@ -690,6 +690,18 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
 
 thread_local! {
     static PLAIN_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// What calls gave, kept from one enumeration to the next inside `with_shared_calls`.
+    static SHARED_MEMO: std::cell::RefCell<Option<Memo>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with every `enumerate` on this thread keeping what its calls gave (`memo_call`) for
+/// the next: a chain of rounds, whose states call the same callees with the same inputs again
+/// and again. A callee's outcomes depend on its inputs alone, so sharing changes no odds.
+pub fn with_shared_calls<R>(f: impl FnOnce() -> R) -> R {
+    let old = SHARED_MEMO.with(|m| m.borrow_mut().replace(Memo::default()));
+    let r = f();
+    SHARED_MEMO.with(|m| *m.borrow_mut() = old);
+    r
 }
 
 /// Runs `f` with `memo_call` turned off on this thread: every call replays the callee's dice at
@@ -767,13 +779,23 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
     f: F,
 ) -> Result<Distribution<O>, Error> {
     let mut e = Enumerator::new();
+    // Inside `with_shared_calls`, the calls worked out by earlier enumerations come along.
+    if let Some(memo) = SHARED_MEMO.with(|m| m.borrow_mut().as_mut().map(std::mem::take)) {
+        e.memo = memo;
+    }
     let mut acc: BTreeMap<O, Weight> = BTreeMap::new();
-    walk(&mut e, limit, f, |o, w| match acc.get_mut(&o) {
+    let walked = walk(&mut e, limit, f, |o, w| match acc.get_mut(&o) {
         Some(slot) => slot.add(&w),
         None => {
             acc.insert(o, w);
         }
-    })?;
+    });
+    SHARED_MEMO.with(|m| {
+        if let Some(shared) = m.borrow_mut().as_mut() {
+            *shared = std::mem::take(&mut e.memo);
+        }
+    });
+    walked?;
     Ok(Distribution {
         outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
     })
