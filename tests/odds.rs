@@ -21,6 +21,17 @@ fn p(d: &runtime::Distribution<Value>, field: &str, value: &str) -> String {
     total.to_string()
 }
 
+/// The fire of the snapshot and the benchmarks: Ghazi 10/7 at an UP target in armor 5, 5 hexes,
+/// special results and heavy hits on.
+const FIRE: &[(&str, &str)] = &[
+    ("weapon", "Ghazi 10/7"),
+    ("target_size", "2"),
+    ("armor_rating", "5"),
+    ("range_hexes", "5"),
+    ("special_results", "true"),
+    ("heavy_hits", "true"),
+];
+
 fn render(d: &runtime::Distribution<Value>) -> String {
     d.outcomes
         .iter()
@@ -119,17 +130,7 @@ fn distributions_snapshot() {
         ("starleader.to_hit", &[("weapon", "Ghazi 10/7"), ("special_results", "true")]),
         ("starleader.damage", &[("punch", "7"), ("armor_rating", "8")]),
         ("starleader.panic_check", &[("emotions", "9"), ("panic_checks", "true")]),
-        (
-            "starleader.fire",
-            &[
-                ("weapon", "Ghazi 10/7"),
-                ("target_size", "2"),
-                ("armor_rating", "5"),
-                ("range_hexes", "5"),
-                ("special_results", "true"),
-                ("heavy_hits", "true"),
-            ],
-        ),
+        ("starleader.fire", FIRE),
     ];
     let mut out = String::new();
     for (path, sets) in cases {
@@ -191,16 +192,8 @@ fn t5_penetration_and_fighting_action() {
 /// and both give the same 54 outcomes.
 #[test]
 fn fire_odds_branch_over_its_calls() {
-    let sets = [
-        ("weapon", "Ghazi 10/7"),
-        ("target_size", "2"),
-        ("armor_rating", "5"),
-        ("range_hexes", "5"),
-        ("special_results", "true"),
-        ("heavy_hits", "true"),
-    ];
     let (_, r) = runtime::find_resolver(rulebook::SYSTEMS, "starleader.fire").unwrap();
-    let sets: Vec<(String, String)> = sets.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let sets: Vec<(String, String)> = FIRE.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
     let inputs = runtime::bind_inputs(r, &sets, None).unwrap();
     let plain = runtime::with_plain_calls(|| runtime::odds_dyn(r, &inputs)).unwrap();
     assert_eq!(plain.outcomes.len(), 54);
