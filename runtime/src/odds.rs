@@ -391,6 +391,8 @@ pub struct Enumerator {
     /// The enumeration of a callee inside another (`memo_call`): it leaves progress reports to
     /// the outer one.
     nested: bool,
+    /// The leaf limit of the enumeration under way, which a callee's enumeration keeps.
+    limit: u64,
 }
 
 impl Default for Enumerator {
@@ -408,6 +410,7 @@ impl Enumerator {
             cache: Vec::new(),
             memo: Memo::default(),
             nested: false,
+            limit: MAX_LEAVES,
         }
     }
 
@@ -499,7 +502,7 @@ impl Enumerator {
             ..Enumerator::new()
         };
         let mut classes: BTreeMap<K, (O, Weight)> = BTreeMap::new();
-        let walked = walk(&mut sub, LEAF_LIMIT.with(|l| l.get()), |d| run(d, &inputs), |o, w| {
+        let walked = walk(&mut sub, self.limit, |d| run(d, &inputs), |o, w| {
             match classes.get_mut(&project(&o)) {
                 Some((_, slot)) => slot.add(&w),
                 None => {
@@ -809,6 +812,7 @@ fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
     mut sink: impl FnMut(O, Weight),
 ) -> Result<(), Error> {
     let mut leaves: u64 = 0;
+    e.limit = limit;
     let watch = WATCH.with(|w| w.borrow().clone());
     loop {
         leaves += 1;
