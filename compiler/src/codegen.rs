@@ -99,6 +99,8 @@ struct Gen<'a> {
     call_reads: std::cell::RefCell<BTreeMap<String, Option<std::collections::BTreeSet<String>>>>,
     /// Calls written so far in this system: numbers its call sites (`rt::memo_call`).
     call_sites: std::cell::Cell<usize>,
+    /// The `rt_call_<n>` functions of the calls of the resolver being written.
+    site_fns: std::cell::RefCell<Vec<String>>,
 }
 
 impl<'a> Gen<'a> {
@@ -113,6 +115,7 @@ impl<'a> Gen<'a> {
             later: Default::default(),
             call_reads: Default::default(),
             call_sites: Default::default(),
+            site_fns: Default::default(),
         }
     }
 
@@ -934,6 +937,9 @@ impl<'a> Gen<'a> {
         s.push_fn(f);
         s.push_fn(b);
         out.push_str(&s.to_string());
+        for f in self.site_fns.borrow_mut().drain(..) {
+            out.push_str(&f);
+        }
         let _ = writeln!(
             out,
             "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn odds_{n}(inputs_: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; let d = rt::enumerate(|dice_| {rn}(dice_, &mut rt::NoTrace, &typed_))?; let mut outcomes: Vec<(rt::Value, rt::Prob)> = d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(); outcomes.sort_by(|a, b| a.0.cmp(&b.0)); Ok(rt::Distribution {{ outcomes }}) }}",
@@ -1435,7 +1441,7 @@ impl<'a> Gen<'a> {
                     let cname = camel(&callee.name);
                     let n = self.call_sites.get();
                     self.call_sites.set(n + 1);
-                    let inputs = per_input(callee, |f| format!("{f}: {var}_args.{f}"), |f| format!("{f}: {var}_args.{f}.clone()"));
+                    let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.clone()"));
                     let project = match self.call_reads.borrow().get(var) {
                         Some(Some(fields)) => {
                             let fs: Vec<String> = fields.iter().map(|f| format!("o.{}.clone(), ", raw_ident(f))).collect();
@@ -1443,11 +1449,17 @@ impl<'a> Gen<'a> {
                         }
                         _ => "o.clone()".to_string(),
                     };
-                    let _ = writeln!(
-                        o,
-                        "let {var}_args = {args};\nlet mut {var} = match if T::ENABLED {{ None }} else {{ rt::memo_call(dice, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i)) }} {{ Some(r) => r?, None => {callee_fn}(dice, trace, &{var}_args)? }};",
+                    // The call itself is a function of its own, outside the generic body: one copy
+                    // of it whatever the dice and the trace (debug builds compile every copy).
+                    let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) { "<'_>" } else { "" };
+                    self.site_fns.borrow_mut().push(format!(
+                        "fn rt_call_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Option<Result<{cname}Outcome, rt::Error>> {{ rt::memo_call(e, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i)) }}\n",
                         inputs.join(", "),
                         raw_ident(&callee.name)
+                    ));
+                    let _ = writeln!(
+                        o,
+                        "let {var}_args = {args};\nlet mut {var} = match if T::ENABLED {{ None }} else {{ match rt::enumerator(dice) {{ Some(e) => rt_call_{n}(e, &{var}_args), None => None }} }} {{ Some(r) => r?, None => {callee_fn}(dice, trace, &{var}_args)? }};"
                     );
                 } else {
                     let _ = writeln!(o, "let mut {var} = {callee_fn}(dice, trace, {policy_arg}&{args})?;");

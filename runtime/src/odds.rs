@@ -691,6 +691,12 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
     Some(e.take_call(site))
 }
 
+/// The enumerating dice behind `dice`, if that is what they are (generated code's calls ask
+/// before `memo_call`).
+pub fn enumerator<D: Dice + ?Sized>(dice: &mut D) -> Option<&mut Enumerator> {
+    dice.enumerator_any()?.downcast_mut::<Enumerator>()
+}
+
 thread_local! {
     static PLAIN_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// What calls gave, kept from one enumeration to the next inside `with_shared_calls`.
