@@ -1451,7 +1451,11 @@ impl<'a> Gen<'a> {
                     };
                     // The call itself is a function of its own, outside the generic body: one copy
                     // of it whatever the dice and the trace (debug builds compile every copy).
-                    let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) { "<'_>" } else { "" };
+                    let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) {
+                        "<'_>"
+                    } else {
+                        ""
+                    };
                     self.site_fns.borrow_mut().push(format!(
                         "fn rt_call_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Option<Result<{cname}Outcome, rt::Error>> {{ rt::memo_call(e, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i)) }}\n",
                         inputs.join(", "),
@@ -2444,7 +2448,6 @@ impl<'a> Gen<'a> {
         self.sys.const_text(c)
     }
 }
-
 
 fn contains_require(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {

@@ -27,7 +27,10 @@ pub use chain::{chain, chain_typed, Chain};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};
-pub use odds::{enumerate, enumerate_with_limit, enumerator, memo_call, with_leaf_limit, with_plain_calls, with_watch, Distribution, Enumerator, Prob, Watch};
+pub use odds::{
+    enumerate, enumerate_with_limit, enumerator, memo_call, with_leaf_limit, with_plain_calls, with_watch, Distribution, Enumerator, Prob,
+    Watch,
+};
 pub use registry::{
     find_resolver, find_system, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, Runner,
     SystemInfo, TableInfo, Ty,

@@ -502,14 +502,17 @@ impl Enumerator {
             ..Enumerator::new()
         };
         let mut classes: BTreeMap<K, (O, Weight)> = BTreeMap::new();
-        let walked = walk(&mut sub, self.limit, |d| run(d, &inputs), |o, w| {
-            match classes.get_mut(&project(&o)) {
+        let walked = walk(
+            &mut sub,
+            self.limit,
+            |d| run(d, &inputs),
+            |o, w| match classes.get_mut(&project(&o)) {
                 Some((_, slot)) => slot.add(&w),
                 None => {
                     classes.insert(project(&o), (o, w));
                 }
-            }
-        });
+            },
+        );
         self.memo = std::mem::take(&mut sub.memo);
         let index = match walked {
             Ok(()) => {
