@@ -97,6 +97,8 @@ struct Gen<'a> {
     /// read after it, `None` when the outcome is read whole. Exact odds tell the callee's
     /// outcomes apart by these alone (`rt::memo_call`).
     call_reads: std::cell::RefCell<BTreeMap<String, Option<std::collections::BTreeSet<String>>>>,
+    /// Per resolver: do exact odds branch over its outcomes where it is called (`rt::memo_call`)?
+    branches: Vec<bool>,
     /// Calls written so far in this system: numbers its call sites (`rt::memo_call`).
     call_sites: std::cell::Cell<usize>,
     /// The `rt_call_<n>` functions of the calls of the resolver being written.
@@ -114,6 +116,7 @@ impl<'a> Gen<'a> {
             takeable: Default::default(),
             later: Default::default(),
             call_reads: Default::default(),
+            branches: crate::ir::branches_over_calls(sys),
             call_sites: Default::default(),
             site_fns: Default::default(),
         }
@@ -958,9 +961,9 @@ impl<'a> Gen<'a> {
     /// (`chain_…`) walks states as its own inputs struct; any other resolver's `odds --until`
     /// walks dynamic values, with the same answer.
     /// Can exact odds branch over this resolver's outcomes where another calls it
-    /// (`rt::memo_call`)? Not when a policy decides in it: an application's policy is its own code.
+    /// (`ir::branches_over_calls`)?
     fn memoizable(&self, rid: usize) -> bool {
-        !self.sys.resolvers[rid].policy && !self.uses_policy[rid]
+        self.branches.get(rid).copied().unwrap_or(false)
     }
 
     fn chainable(&self, r: &ResolverDef) -> bool {

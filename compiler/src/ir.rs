@@ -688,6 +688,14 @@ pub fn call_reads(body: &[Stmt]) -> std::collections::BTreeMap<String, Option<st
     calls
 }
 
+/// Per resolver: do exact odds branch over its outcomes where another calls it
+/// (`rulebook_runtime::memo_call`)? Not when a policy decides in it, itself or through its calls:
+/// an application's policy is its own code. Both backends ask this, so they walk the same tree.
+pub fn branches_over_calls(sys: &System) -> Vec<bool> {
+    let uses = uses_policy(sys);
+    sys.resolvers.iter().zip(uses).map(|(r, u)| !r.policy && !u).collect()
+}
+
 /// Which resolvers consult a policy, directly or through the resolvers they call.
 pub fn uses_policy(sys: &System) -> Vec<bool> {
     fn calls(stmts: &[Stmt], out: &mut Vec<usize>) {

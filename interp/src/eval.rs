@@ -28,7 +28,7 @@ pub struct Sys {
 /// The call statements of `sys` that generated code makes through `rt::memo_call` (a callee
 /// without policies), each with the fields its caller reads (`ir::call_reads`).
 fn memo_calls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Option<Vec<String>>> {
-    let uses_policy = ir::uses_policy(sys);
+    let branches = ir::branches_over_calls(sys);
     let mut out = std::collections::BTreeMap::new();
     for r in &sys.resolvers {
         let reads = ir::call_reads(&r.body);
@@ -36,8 +36,7 @@ fn memo_calls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Opt
         while let Some(block) = todo.pop() {
             for s in block {
                 if let Stmt::Call { var, resolver, .. } = s {
-                    let callee = &sys.resolvers[*resolver];
-                    if !callee.policy && !uses_policy[*resolver] {
+                    if branches.get(*resolver).copied().unwrap_or(false) {
                         let fields = reads.get(var).cloned().flatten().map(|f| f.into_iter().collect());
                         out.insert(s as *const Stmt as usize, fields);
                     }
@@ -527,9 +526,11 @@ impl Sys {
                 }
                 // Under exact odds, branch over the callee's outcomes as generated code does.
                 let site = stmt as *const Stmt as usize;
-                let memo = match self.memo_calls.get(&site) {
-                    Some(fields) if !T::ENABLED => rt::memo_call(
-                        dice,
+                // Only enumerating dice look the call up: plain runs pay nothing for it.
+                let enumerating = if T::ENABLED { None } else { rt::enumerator(dice) };
+                let memo = match enumerating.zip(self.memo_calls.get(&site)) {
+                    Some((e, fields)) => rt::memo_call(
+                        e,
                         site,
                         || values.clone(),
                         |o: &V| match fields {
@@ -538,7 +539,7 @@ impl Sys {
                         },
                         |e, vals: &Vec<V>| self.run(*resolver, e, &mut rt::NoTrace, vals),
                     ),
-                    _ => None,
+                    None => None,
                 };
                 let o = match memo {
                     Some(o) => o?,

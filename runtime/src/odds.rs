@@ -490,7 +490,7 @@ impl Enumerator {
         type Site<I> = BTreeMap<I, Option<u32>>;
         let known = self.memo.sites.iter().position(|(s, _)| *s == site);
         if let Some(i) = known {
-            // A site string names one call statement, so one input type; any other is not ours.
+            // A site is one call statement, so one input type; any other is not ours.
             let map = self.memo.sites.get(i)?.1.downcast_ref::<Site<I>>()?;
             if let Some(hit) = map.get(&inputs) {
                 return *hit;
@@ -506,10 +506,10 @@ impl Enumerator {
             &mut sub,
             self.limit,
             |d| run(d, &inputs),
-            |o, w| match classes.get_mut(&project(&o)) {
-                Some((_, slot)) => slot.add(&w),
-                None => {
-                    classes.insert(project(&o), (o, w));
+            |o, w| match classes.entry(project(&o)) {
+                std::collections::btree_map::Entry::Occupied(mut c) => c.get_mut().1.add(&w),
+                std::collections::btree_map::Entry::Vacant(c) => {
+                    c.insert((o, w));
                 }
             },
         );
@@ -675,7 +675,7 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
     if PLAIN_CALLS.with(|p| p.get()) {
         return None;
     }
-    let e = dice.enumerator_any()?.downcast_mut::<Enumerator>()?;
+    let e = enumerator(dice)?;
     if let Some(step) = e.path.get(e.depth) {
         // A replay: the path says whether this call branched (then its branch is there) or ran
         // inline (then the callee's first roll or call is, of another site: calls do not recurse).
