@@ -61,21 +61,30 @@ pub const MAX_HISTOGRAM_VALUES: usize = 1000;
 impl Tally {
     fn add(&mut self, outcome: &Value) {
         self.runs += 1;
-        let mut flat = Vec::new();
-        flatten("", outcome, &mut flat);
-        for (path, v) in flat {
-            match v {
-                Value::Int(i) => {
-                    if !path.contains('.') {
-                        self.count_value(&path, i, 1);
-                    }
-                    self.int(path, i)
+        // One path buffer for the whole outcome: a field's path is allocated only the first time
+        // a tally meets it (a tenth of a battle's time went to building paths anew for each run).
+        visit_flat(&mut String::new(), outcome, &mut |path, v| match v {
+            Value::Int(i) => {
+                if !path.contains('.') {
+                    self.count_value(path, *i, 1);
                 }
-                Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
-                Value::None => {}
-                other => *self.categories.entry(path).or_default().entry(other).or_insert(0) += 1,
+                self.int(path, *i)
             }
-        }
+            Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
+            Value::None => {}
+            other => {
+                let counts = match self.categories.get_mut(path) {
+                    Some(c) => c,
+                    None => self.categories.entry(path.to_string()).or_default(),
+                };
+                match counts.get_mut(other) {
+                    Some(n) => *n += 1,
+                    None => {
+                        counts.insert(other.clone(), 1);
+                    }
+                }
+            }
+        });
     }
 
     /// Lists every declared value of each top-level enum or yes/no output, so that a value no run
@@ -113,9 +122,9 @@ impl Tally {
         }
     }
 
-    fn int(&mut self, path: String, x: i64) {
+    fn int(&mut self, path: &str, x: i64) {
         let square = i128::from(x) * i128::from(x);
-        if let Some(e) = self.ints.get_mut(&path) {
+        if let Some(e) = self.ints.get_mut(path) {
             match (e.sum.checked_add(i128::from(x)), e.squares.checked_add(square)) {
                 (Some(sum), Some(squares)) => {
                     *e = IntSums {
@@ -131,7 +140,7 @@ impl Tally {
             }
         }
         self.ints.insert(
-            path,
+            path.to_string(),
             IntSums {
                 sum: i128::from(x),
                 squares: square,
@@ -158,12 +167,15 @@ impl Tally {
         }
     }
 
-    fn number(&mut self, path: String, x: BigRational) {
-        self.bound(&path, &x, &x);
-        let e = self
-            .numbers
-            .entry(path)
-            .or_insert_with(|| (BigRational::zero(), BigRational::zero()));
+    fn number(&mut self, path: &str, x: BigRational) {
+        self.bound(path, &x, &x);
+        let e = match self.numbers.get_mut(path) {
+            Some(e) => e,
+            None => self
+                .numbers
+                .entry(path.to_string())
+                .or_insert_with(|| (BigRational::zero(), BigRational::zero())),
+        };
         e.1 += &x * &x;
         e.0 += x;
     }
@@ -312,42 +324,54 @@ impl Tally {
 pub fn exact_shares(d: &Distribution<Value>) -> BTreeMap<String, BTreeMap<Value, Prob>> {
     let mut out: BTreeMap<String, BTreeMap<Value, Prob>> = BTreeMap::new();
     for (o, p) in &d.outcomes {
-        let mut flat = Vec::new();
-        flatten("", o, &mut flat);
-        for (path, v) in flat {
+        visit_flat(&mut String::new(), o, &mut |path, v| {
             if matches!(v, Value::Int(_) | Value::Dec(_) | Value::None) {
-                continue;
+                return;
             }
-            let e = out.entry(path).or_default().entry(v).or_insert_with(Prob::zero);
+            let e = out.entry(path.to_string()).or_default().entry(v.clone()).or_insert_with(Prob::zero);
             *e = e.add(p);
-        }
+        });
     }
     out
 }
 
-/// Flattens records into dotted paths; a list of records whose first field is a label (enum or
-/// text) becomes one entry per label: `losses.infantry.strength`.
-fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
-    let join = |a: &str, b: &str| if a.is_empty() { b.to_string() } else { format!("{a}.{b}") };
+/// Visits the leaves of an outcome with their dotted paths, records flattened: a list of records
+/// whose first field is a label (enum or text) becomes one entry per label:
+/// `losses.infantry.strength`. `path` is the prefix (empty at the top); it is restored on return.
+fn visit_flat(path: &mut String, v: &Value, f: &mut dyn FnMut(&str, &Value)) {
+    let len = path.len();
+    let push = |path: &mut String, part: &dyn std::fmt::Display| {
+        use std::fmt::Write;
+        if !path.is_empty() {
+            path.push('.');
+        }
+        let _ = write!(path, "{part}");
+    };
     match v {
         Value::Record(fields) => {
             for (k, x) in fields {
-                flatten(&join(prefix, k), x, out);
+                push(path, k);
+                visit_flat(path, x, f);
+                path.truncate(len);
             }
         }
         Value::List(items) => {
             for item in items {
                 if let Value::Record(fields) = item {
                     if let Some((_, label @ (Value::Enum(..) | Value::Text(_)))) = fields.first() {
-                        let p = join(prefix, &label.to_string());
+                        push(path, label);
+                        let labelled = path.len();
                         for (k, x) in &fields[1..] {
-                            flatten(&join(&p, k), x, out);
+                            push(path, k);
+                            visit_flat(path, x, f);
+                            path.truncate(labelled);
                         }
+                        path.truncate(len);
                     }
                 }
             }
         }
-        other => out.push((prefix.to_string(), other.clone())),
+        other => f(path, other),
     }
 }
 
