@@ -111,10 +111,12 @@ fn main() {
         print!("====\n{out:?}\n{}", trace.render());
     }
 }
-const NEWER: [(&str, &[(&str, &str)], &[i64]); 3] = [
+const NEWER: [(&str, &[(&str, &str)], &[i64]); 5] = [
     ("ok_opposed.duel", &[("agility", "1"), ("enemy_dice", "2")], &[3, 4, 6, 2, 5, 1, 4, 2]),
     ("ok_decimal_table.ground", &[("gravity", "0.5"), ("ratio", "2.25"), ("climb", "4")], &[]),
     ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
+    ("ok_views.pick", &[("bonus", "1")], &[]),
+    ("ok_views.pick", &[("bonus", "3")], &[]),
 ];
 const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
@@ -184,6 +186,10 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "roll advantage 1d6+3 vs 1d6+2 reroll ties: [3, 4, 6, 2] → [6, 6, 9, 4] = 5 ",
         "row footing[0.5] → 0.5.. => 0 ",
         "row footing[0.1] → 0.1..0.5 => 1 ",
+        // Views, `first(...)` fields read in place, `with` on an item read in place, pushes
+        // (`ok/views.rules`): a view taken before its list changes keeps the old items.
+        "set log = [Able, then, Charlie, then, Able, Charlie]\n  set before_strength = [5, 7]\n",
+        "set kept = [{name: Able, side: 0, strength: 8, tags: [a], lead: {name: Kim, rank: 3}, chief: {name: Ola, rank: 2}}",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -254,7 +260,7 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 3;
+const NEWER_COUNT: usize = 5;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -268,4 +274,6 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
         &[],
     ),
     ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
+    ("ok_views.pick", &[("bonus", "1")], &[]),
+    ("ok_views.pick", &[("bonus", "3")], &[]),
 ];

@@ -90,6 +90,10 @@ struct Gen<'a> {
     /// The locals declared `mut` that hold a list or a call's outcome: the ones a last use can
     /// move out of (`std::mem::take`) instead of copying.
     takeable: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// The `let` locals bound to a view, a `Vec<&T>` of references to the items of a list that
+    /// nothing changes while the view is read (`let near = filter(f in fighters: ...)`): read
+    /// only as a list to go through, never copied whole.
+    view_locals: std::cell::RefCell<std::collections::BTreeSet<String>>,
     /// What may still run after the statement being written: the rest of each enclosing block,
     /// and each enclosing loop's body (run again, except for the locals it declares afresh).
     later: std::cell::RefCell<Vec<Later<'a>>>,
@@ -114,6 +118,7 @@ impl<'a> Gen<'a> {
             specs: Default::default(),
             ref_locals: Default::default(),
             takeable: Default::default(),
+            view_locals: Default::default(),
             later: Default::default(),
             call_reads: Default::default(),
             branches: crate::ir::branches_over_calls(sys),
@@ -734,6 +739,7 @@ impl<'a> Gen<'a> {
     fn resolver_def(&self, rid: usize, r: &'a ResolverDef) -> Result<String, String> {
         // Local names are unique within a resolver, not across resolvers.
         self.ref_locals.borrow_mut().clear();
+        self.view_locals.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
         *self.call_reads.borrow_mut() = crate::ir::call_reads(&r.body);
         let cname = camel(&r.name);
@@ -1178,6 +1184,26 @@ impl<'a> Gen<'a> {
                 mods,
                 clamp,
             } => {
+                if mods.is_empty() && clamp.is_none() && self.viewable(var, value) {
+                    if let Some(items) = self.ref_items(value) {
+                        let elem = match ty {
+                            Ty::List(t) => self.rty(t),
+                            _ => String::from("_"),
+                        };
+                        let _ = writeln!(o, "let {var}: Vec<&{elem}> = ({items}).collect();");
+                        self.view_locals.borrow_mut().insert(var.clone());
+                        if cite.is_some() {
+                            let _ = writeln!(
+                                o,
+                                "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                                lit(name),
+                                self.to_value(var, ty),
+                                lit(cite.as_deref().unwrap_or(""))
+                            );
+                        }
+                        return;
+                    }
+                }
                 let v = self.expr(value);
                 if mods.is_empty() && clamp.is_none() && !is_copy(ty) && is_place(value) && self.lendable_root(value) {
                     // A name for a part of the inputs (or of a list read in place), which nothing
@@ -1526,7 +1552,7 @@ impl<'a> Gen<'a> {
                     let _ = writeln!(o, "for {var} in ({l}).iter().copied() {{");
                 } else if in_place {
                     self.ref_locals.borrow_mut().insert(var.clone());
-                    let _ = writeln!(o, "for {var} in ({l}).iter() {{");
+                    let _ = writeln!(o, "for {var} in ({l}){} {{", self.place_iter(list));
                 } else if is_owned_temp(list) {
                     let _ = writeln!(o, "for {var} in ({l}) {{");
                 } else {
@@ -1632,6 +1658,19 @@ impl<'a> Gen<'a> {
         };
         if !matches!(value.ty, Ty::List(_)) || !matches!(&a.kind, ExprKind::Local(l) if l == var) || b.mentions_local(var) {
             return None;
+        }
+        if let ExprKind::List(items) = &b.kind {
+            // `xs = xs + [a, b]`: every new item first (as the list literal would), then pushed,
+            // without a list for them.
+            let mut code = String::from("{ ");
+            for (i, x) in items.iter().enumerate() {
+                let _ = write!(code, "let a{i} = {}; ", self.owned_expr(x));
+            }
+            for i in 0..items.len() {
+                let _ = write!(code, "{var}.push(a{i}); ");
+            }
+            code.push_str("}\n");
+            return Some(code);
         }
         let y = self.expr(b);
         let more = if is_fresh(b) { y } else { format!("({y}).iter().cloned()") };
@@ -1985,6 +2024,12 @@ impl<'a> Gen<'a> {
                     };
                     let inner_code = self.owned(&format!("r.{}", raw_ident(f)), &field_ty);
                     let nested_opt = matches!(&**inner, Ty::Rec(ri) if self.sys.records[*ri].fields.iter().any(|(n, t, _)| n == f && matches!(t, Ty::Opt(_))));
+                    // Read through a reference to the record where one can be had: only the field
+                    // is copied, not the record (and the records it is in).
+                    if let Some(r) = self.opt_ref(b) {
+                        let step = if nested_opt { "and_then" } else { "map" };
+                        return format!("({r}).{step}(|r| {inner_code})");
+                    }
                     return if nested_opt {
                         format!("({}).as_ref().and_then(|r| {inner_code})", self.expr(b))
                     } else {
@@ -2074,7 +2119,7 @@ impl<'a> Gen<'a> {
                     ".iter().copied()"
                 } else {
                     self.ref_locals.borrow_mut().insert(var.clone());
-                    ".iter()"
+                    self.place_iter(list)
                 };
                 let keep = if is_copy(&elem) { var.clone() } else { format!("{var}.clone()") };
                 self.agg_code(*kind, var, &format!("({l}){it}"), body, &keep)
@@ -2160,6 +2205,20 @@ impl<'a> Gen<'a> {
                     let _ = write!(code, "let u{i} = {}; ", self.owned_expr(x));
                 }
                 code.push_str(&self.field_checks(r, updates.iter().enumerate().map(|(i, (n, _))| (n.as_str(), format!("u{i}")))));
+                if !is_fresh(base) && !is_copy(&base.ty) {
+                    // A record read in place: copy only the fields that keep their value.
+                    let _ = write!(code, "let rt_base = &{}; ", self.expr(base));
+                    let inits: Vec<String> = r
+                        .fields
+                        .iter()
+                        .map(|(n, t, _)| match updates.iter().position(|(u, _)| u == n) {
+                            Some(i) => format!("{}: u{i}", raw_ident(n)),
+                            None => format!("{}: {}", raw_ident(n), self.owned(&format!("rt_base.{}", raw_ident(n)), t)),
+                        })
+                        .collect();
+                    let _ = write!(code, "{} {{ {} }} }}", camel(&r.name), inits.join(", "));
+                    return code;
+                }
                 let _ = write!(code, "let mut r = {}; ", self.owned_expr(base));
                 for (i, (n, _)) in updates.iter().enumerate() {
                     let _ = write!(code, "r.{} = u{i}; ", raw_ident(n));
@@ -2191,7 +2250,7 @@ impl<'a> Gen<'a> {
                 } else {
                     "b.0.cmp(&a.0)"
                 };
-                return format!("{{ let mut keyed = Vec::new(); for {var} in {items} {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}");
+                return format!("{{ let rt_items = {items}; let mut keyed = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}");
             }
             _ => {}
         }
@@ -2228,6 +2287,88 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// How to go through the items of a list place by reference: a view local holds references
+    /// already.
+    fn place_iter(&self, list: &Expr) -> &'static str {
+        match &list.kind {
+            ExprKind::Local(v) if self.view_locals.borrow().contains(v) => ".iter().copied()",
+            _ => ".iter()",
+        }
+    }
+
+    /// Can `let var = value` bind a view (see `view_locals`)? The value is a filtered or sorted
+    /// view of records in lists nothing assigns while it may be read, and everything that may
+    /// still run reads `var` only as a list to go through (an aggregate's or a loop's list, or
+    /// `len`).
+    fn viewable(&self, var: &str, value: &Expr) -> bool {
+        let ExprKind::Agg { kind, list, .. } = &value.kind else {
+            return false;
+        };
+        if !matches!(kind, Agg::Filter | Agg::Sort | Agg::SortDesc) || !matches!(&list.ty, Ty::List(t) if matches!(**t, Ty::Rec(_))) {
+            return false;
+        }
+        // A list a last read may move out (`takeable`) must not be read again at all: the move
+        // would not see that the view still borrows it.
+        let roots = locals_of(value);
+        let takeable = self.takeable.borrow();
+        for l in self.later.borrow().iter().rev() {
+            for st in l.stmts {
+                let changes = |r: &&str| assigns(std::slice::from_ref(st), r) || (takeable.contains(*r) && stmt_reads(st, r, None));
+                if roots.iter().any(changes) || !stmt_views_only(st, var) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// `Option<&T>` code for an expression of type `T?`, `T` a record, that can be read in place:
+    /// `first(...)` over a place or a view of one, or a record field of such a value
+    /// (`first(x in fs: ...).u`). None for anything else.
+    fn opt_ref(&self, e: &Expr) -> Option<String> {
+        match &e.kind {
+            ExprKind::Agg {
+                kind: Agg::First,
+                var,
+                list,
+                body,
+            } => {
+                if !matches!(&list.ty, Ty::List(t) if matches!(**t, Ty::Rec(_))) {
+                    return None;
+                }
+                let items = match self.ref_items(list) {
+                    Some(items) => items,
+                    None if is_place(list) => format!("({}){}", self.expr(list), self.place_iter(list)),
+                    None => return None,
+                };
+                self.ref_locals.borrow_mut().insert(var.clone());
+                let b = self.expr(body);
+                Some(format!(
+                    "{{ let mut acc = None; for {var} in {items} {{ if {b} {{ acc = Some({var}); break; }} }} acc }}"
+                ))
+            }
+            ExprKind::Field(b, f) if matches!(&e.ty, Ty::Opt(t) if matches!(**t, Ty::Rec(_))) => {
+                let Ty::Opt(inner) = &b.ty else {
+                    return None;
+                };
+                let Ty::Rec(ri) = &**inner else {
+                    return None;
+                };
+                let r = self.opt_ref(b)?;
+                let optional = self.sys.records[*ri]
+                    .fields
+                    .iter()
+                    .any(|(n, t, _)| n == f && matches!(t, Ty::Opt(_)));
+                Some(if optional {
+                    format!("({r}).and_then(|r| r.{}.as_ref())", raw_ident(f))
+                } else {
+                    format!("({r}).map(|r| &r.{})", raw_ident(f))
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// References to the items of a filtered or sorted view (`filter(...)`, `sort(...)`) of a
     /// place or of another such view, as an iterator expression: an aggregate or loop over it
     /// reads the items where they are instead of copying each.
@@ -2245,7 +2386,7 @@ impl<'a> Gen<'a> {
             return None;
         }
         let items = if is_place(inner) {
-            format!("({}).iter()", self.expr(inner))
+            format!("({}){}", self.expr(inner), self.place_iter(inner))
         } else {
             self.ref_items(inner)?
         };
@@ -2261,7 +2402,7 @@ impl<'a> Gen<'a> {
                 } else {
                     "b.0.cmp(&a.0)"
                 };
-                format!("{{ let mut keyed: Vec<(_, &_)> = Vec::new(); for {var} in {items} {{ keyed.push(({b}, {var})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}.into_iter()")
+                format!("{{ let rt_items = {items}; let mut keyed: Vec<(_, &_)> = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ keyed.push(({b}, {var})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x) }}")
             }
         })
     }
@@ -2537,6 +2678,29 @@ fn per_input(r: &ResolverDef, copy: impl Fn(&str) -> String, other: impl Fn(&str
             }
         })
         .collect()
+}
+
+/// Does the statement (and every one inside it) read the local `var` only as a list to go through:
+/// the list of an aggregate or of a loop, or the argument of `len`?
+fn stmt_views_only(s: &Stmt, var: &str) -> bool {
+    if matches!(s, Stmt::Assign { var: v, .. } if v == var) {
+        return false;
+    }
+    if let Stmt::For { list, body, .. } = s {
+        let list_ok = matches!(&list.kind, ExprKind::Local(v) if v == var) || expr_views_only(list, var);
+        return list_ok && body.iter().all(|x| stmt_views_only(x, var));
+    }
+    s.exprs().iter().all(|e| expr_views_only(e, var)) && s.blocks().iter().all(|b| b.iter().all(|x| stmt_views_only(x, var)))
+}
+
+fn expr_views_only(e: &Expr, var: &str) -> bool {
+    let is_var = |x: &Expr| matches!(&x.kind, ExprKind::Local(v) if v == var);
+    match &e.kind {
+        ExprKind::Local(v) => v != var,
+        ExprKind::Agg { list, body, .. } => (is_var(list) || expr_views_only(list, var)) && expr_views_only(body, var),
+        ExprKind::Func(Func::Len, args) if args.len() == 1 && is_var(&args[0]) => true,
+        _ => e.children().iter().all(|x| expr_views_only(x, var)),
+    }
 }
 
 /// Every local an expression reads.
