@@ -752,6 +752,10 @@ impl<'a> Gen<'a> {
         if self.chainable(r) || self.memoizable(rid) {
             ins.derive("Eq").derive("PartialOrd").derive("Ord");
         }
+        // A chain's maps of states order them by their hash first (`rt::chain_typed`).
+        if self.chainable(r) {
+            ins.derive("Hash");
+        }
         ins.doc(&format!(
             "Inputs of `{}` ({}): `new` takes the inputs without a default, `with_…` sets any other.",
             r.name, r.title
