@@ -189,7 +189,9 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         // Views, `first(...)` fields read in place, `with` on an item read in place, pushes
         // (`ok/views.rules`): a view taken before its list changes keeps the old items.
         "set log = [Able, then, Charlie, then, Able, Charlie]\n  set before_strength = [5, 7]\n",
-        "set kept = [{name: Able, side: 0, strength: 8, tags: [a], lead: {name: Kim, rank: 3}, chief: {name: Ola, rank: 2}}",
+        "set kept = [{name: Able, side: 0, strength: 8, tags: [a], lead: {name: Kim, rank: 3}, chief: {name: Ola, rank: 2}}, \
+         {name: Baker, side: 1, strength: 2, tags: [b], lead: none, chief: {name: Pia, rank: 2}}, \
+         {name: Charlie, side: 0, strength: 10, tags: [c, d, big, Charlie], lead: none, chief: {name: Quy, rank: 5}}]",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {

@@ -1625,15 +1625,19 @@ impl<'a> Gen<'a> {
                     let mut vals = String::new();
                     let mut sets = Vec::new();
                     self.with_leaves(x, &[], *rec, updates, &mut vals, &mut sets);
-                    let names: Vec<&str> = sets.iter().map(|(_, u)| u.as_str()).collect();
+                    let names: Vec<&str> = sets.iter().map(|(_, u, _)| u.as_str()).collect();
                     let _ = writeln!(
                         o,
                         "let ({},) = {{ let {x} = &*{x}_mut; {vals} ({},) }};",
                         names.join(", "),
                         names.join(", ")
                     );
-                    for (path, u) in &sets {
-                        let _ = writeln!(o, "{x}_mut.{path} = {u};");
+                    for (path, u, extend) in &sets {
+                        if *extend {
+                            let _ = writeln!(o, "if let Some(more) = {u} {{ {x}_mut.{path}.extend(more); }}");
+                        } else {
+                            let _ = writeln!(o, "{x}_mut.{path} = {u};");
+                        }
                     }
                 }
                 _ => {
@@ -1683,7 +1687,9 @@ impl<'a> Gen<'a> {
 
     /// The fields a `with` on the item `x` (at `path`) sets, flattening a nested `f: x.f with (...)`
     /// into the fields it sets: each value's `let` (and the record's range checks, as the copy
-    /// would do them) goes to `vals`, each `(path, value variable)` to `sets`.
+    /// would do them) goes to `vals`, each `(path, value variable, extend)` to `sets`. A list
+    /// field that only grows (`f: x.f + more`, or `f: if c then x.f + more else x.f`) is extended
+    /// where it is (`extend`: the variable holds `Some(more)` or `None`), not built anew.
     fn with_leaves(
         &self,
         x: &str,
@@ -1691,7 +1697,7 @@ impl<'a> Gen<'a> {
         rec: usize,
         updates: &[(String, Expr)],
         vals: &mut String,
-        sets: &mut Vec<(String, String)>,
+        sets: &mut Vec<(String, String, bool)>,
     ) {
         let r = &self.sys.records[rec];
         let mut level = Vec::new();
@@ -1710,11 +1716,43 @@ impl<'a> Gen<'a> {
                 }
             }
             let u = format!("{x}_u{}", sets.len());
+            let place = inner.iter().map(|f| raw_ident(f)).collect::<Vec<_>>().join(".");
+            if let Some((cond, more)) = self.grows(x, &inner, e) {
+                let more = self.owned_expr(more);
+                let code = match cond {
+                    Some(c) => format!("if {} {{ Some({more}) }} else {{ None }}", self.expr(c)),
+                    None => format!("Some({more})"),
+                };
+                let _ = write!(vals, "let {u}: Option<Vec<_>> = {code}; ");
+                sets.push((place, u, true));
+                continue;
+            }
             let _ = write!(vals, "let {u} = {}; ", self.owned_expr(e));
             level.push((n.as_str(), u.clone()));
-            sets.push((inner.iter().map(|f| raw_ident(f)).collect::<Vec<_>>().join("."), u));
+            sets.push((place, u, false));
         }
         vals.push_str(&self.field_checks(r, level.into_iter()));
+    }
+
+    /// Is `e`, the new value of the list field at `path` of the item `x`, that field grown:
+    /// `x.f + more` (no condition) or `if c then x.f + more else x.f`? Then the condition and what
+    /// is added, which must not read the field itself.
+    fn grows<'e>(&self, x: &str, path: &[&str], e: &'e Expr) -> Option<(Option<&'e Expr>, &'e Expr)> {
+        if !matches!(e.ty, Ty::List(_)) {
+            return None;
+        }
+        let is_field = |f: &Expr| field_path(f, x).is_some_and(|p| p == path);
+        let added = |v: &'e Expr| match &v.kind {
+            ExprKind::Bin(BinOp::Add, a, b) if is_field(a) && !expr_reads(b, x, Some(path[0])) => Some(&**b),
+            _ => None,
+        };
+        match &e.kind {
+            ExprKind::If(arms, otherwise) if arms.len() == 1 && is_field(otherwise) => {
+                let (c, v) = &arms[0];
+                Some((Some(c), added(v)?))
+            }
+            _ => Some((None, added(e)?)),
+        }
     }
 
     /// The owned value of an expression: a place (a local, an input, a field) is copied, a value
