@@ -3,6 +3,12 @@
 
 use rulebook::runtime::{self, Prob, Value};
 
+// The fire of the snapshot is the benchmarks' (`common::FIRE`); the rest of the file is theirs.
+#[path = "../benches/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+use common::FIRE;
+
 fn dist(path: &str, sets: &[(&str, &str)]) -> runtime::Distribution<Value> {
     let (_, r) = runtime::find_resolver(rulebook::SYSTEMS, path).unwrap();
     let sets: Vec<(String, String)> = sets.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
@@ -20,17 +26,6 @@ fn p(d: &runtime::Distribution<Value>, field: &str, value: &str) -> String {
     }
     total.to_string()
 }
-
-/// The fire of the snapshot and the benchmarks: Ghazi 10/7 at an UP target in armor 5, 5 hexes,
-/// special results and heavy hits on.
-const FIRE: &[(&str, &str)] = &[
-    ("weapon", "Ghazi 10/7"),
-    ("target_size", "2"),
-    ("armor_rating", "5"),
-    ("range_hexes", "5"),
-    ("special_results", "true"),
-    ("heavy_hits", "true"),
-];
 
 fn render(d: &runtime::Distribution<Value>) -> String {
     d.outcomes
