@@ -111,12 +111,15 @@ fn main() {
         print!("====\n{out:?}\n{}", trace.render());
     }
 }
-const NEWER: [(&str, &[(&str, &str)], &[i64]); 5] = [
+const NEWER: [(&str, &[(&str, &str)], &[i64]); 8] = [
     ("ok_opposed.duel", &[("agility", "1"), ("enemy_dice", "2")], &[3, 4, 6, 2, 5, 1, 4, 2]),
     ("ok_decimal_table.ground", &[("gravity", "0.5"), ("ratio", "2.25"), ("climb", "4")], &[]),
     ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
     ("ok_views.pick", &[("bonus", "1")], &[]),
     ("ok_views.pick", &[("bonus", "3")], &[]),
+    ("ok_views.hand_over", &[("bonus", "1")], &[]),
+    ("ok_views.hand_over", &[("bonus", "3")], &[]),
+    ("ok_views.keep", &[], &[]),
 ];
 const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
@@ -192,6 +195,19 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "set kept = [{name: Able, side: 0, strength: 8, tags: [a], lead: {name: Kim, rank: 3}, chief: {name: Ola, rank: 2}}, \
          {name: Baker, side: 1, strength: 2, tags: [b], lead: none, chief: {name: Pia, rank: 2}}, \
          {name: Charlie, side: 0, strength: 10, tags: [c, d, big, Charlie], lead: none, chief: {name: Quy, rank: 5}}]",
+        // Updates of a local nothing reads afterwards, handed over (`hand_over`): the local read
+        // afterwards keeps its items, the output read by an update is still empty, and each turn
+        // of the loop starts from the same list.
+        "set copied = [5, 2]\n\
+         \x20 set again = [{name: Able, side: 0, strength: 5, tags: [a], lead: {name: Able, rank: 1}, chief: {name: Ola, rank: 1}}, \
+         {name: Baker, side: 1, strength: 4, tags: [w, Baker], lead: {name: Baker, rank: 1}, chief: {name: Pia, rank: 2}}]\n\
+         \x20 set moved = [{name: Able, side: 0, strength: 6, tags: [a], lead: none, chief: {name: Ola, rank: 9}}, \
+         {name: Baker, side: 1, strength: 2, tags: [], lead: none, chief: {name: Pia, rank: 2}}]\n",
+        "set looped = [{name: Dog, side: 0, strength: 4, tags: [], lead: none, chief: {name: Rui, rank: 1}}]\n\
+         \x20 set looped = [{name: Dog, side: 0, strength: 5, tags: [], lead: none, chief: {name: Rui, rank: 1}}]\n",
+        // An output set to its input, replaced on one path (`keep_or_replace`): the trace shows the
+        // input's value where it was set, and each call's outcome is right.
+        "set all = [Able, Baker]\n  set side_one = [Baker]\n",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -262,7 +278,7 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 5;
+const NEWER_COUNT: usize = 8;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -278,4 +294,7 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
     ("ok_views.pick", &[("bonus", "1")], &[]),
     ("ok_views.pick", &[("bonus", "3")], &[]),
+    ("ok_views.hand_over", &[("bonus", "1")], &[]),
+    ("ok_views.hand_over", &[("bonus", "3")], &[]),
+    ("ok_views.keep", &[], &[]),
 ];

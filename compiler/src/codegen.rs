@@ -107,6 +107,10 @@ struct Gen<'a> {
     call_sites: std::cell::Cell<usize>,
     /// The `rt_call_<n>` functions of the calls of the resolver being written.
     site_fns: std::cell::RefCell<Vec<String>>,
+    /// Outputs of the resolver being written that a top-level `set out = input` gives a list
+    /// input's value, and that nothing reads back (`deferred_sets`): output → input. The copy is
+    /// made only if no later `set` replaces it (`rt_keep_<output>`).
+    deferred: std::cell::RefCell<BTreeMap<String, String>>,
 }
 
 impl<'a> Gen<'a> {
@@ -124,6 +128,7 @@ impl<'a> Gen<'a> {
             branches: crate::ir::branches_over_calls(sys),
             call_sites: Default::default(),
             site_fns: Default::default(),
+            deferred: Default::default(),
         }
     }
 
@@ -741,6 +746,7 @@ impl<'a> Gen<'a> {
         self.ref_locals.borrow_mut().clear();
         self.view_locals.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
+        *self.deferred.borrow_mut() = deferred_sets(&r.body);
         *self.call_reads.borrow_mut() = crate::ir::call_reads(&r.body);
         let cname = camel(&r.name);
         let mut out = String::new();
@@ -849,9 +855,21 @@ impl<'a> Gen<'a> {
         if has_requires {
             body.push_str("let mut violations: Option<Vec<rt::Violation>> = None;\n");
         }
+        for f in self.deferred.borrow().keys() {
+            let _ = writeln!(body, "let mut rt_keep_{f} = false;");
+        }
         body.push_str("'body: {\n");
         self.block(&r.body, &mut body);
         body.push_str("}\n");
+        // An output still holding its input's value: copied now, once.
+        for (f, i) in self.deferred.borrow().iter() {
+            let _ = writeln!(
+                body,
+                "if rt_keep_{f} {{ out.{} = (*inp.{}).to_vec(); }}",
+                raw_ident(f),
+                raw_ident(i)
+            );
+        }
         if has_requires {
             body.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
         }
@@ -1289,6 +1307,8 @@ impl<'a> Gen<'a> {
                     o.push_str(&code);
                 } else if let Some(code) = self.append_in_place(var, value) {
                     o.push_str(&code);
+                } else if let Some(code) = self.moved_update(var, value) {
+                    o.push_str(&code);
                 } else {
                     let _ = writeln!(o, "{var} = {};", self.value(value));
                 }
@@ -1349,7 +1369,28 @@ impl<'a> Gen<'a> {
                 );
             }
             Stmt::Set { field, value, cite } => {
-                let _ = writeln!(o, "out.{} = {};", raw_ident(field), self.value(value));
+                let target = format!("out.{}", raw_ident(field));
+                let deferred = self.deferred.borrow().get(field).cloned();
+                if let Some(input) = deferred {
+                    if matches!(&value.kind, ExprKind::Input(i) if *i == input) {
+                        // The output is its input until a later `set`: copied at the end if so.
+                        let _ = writeln!(o, "rt_keep_{field} = true;");
+                        let _ = writeln!(
+                            o,
+                            "if T::ENABLED {{ trace.event(rt::Event::Set {{ field: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                            lit(field),
+                            self.to_value(&format!("(*inp.{})", raw_ident(&input)), &value.ty),
+                            lit(cite)
+                        );
+                        return;
+                    }
+                    let _ = writeln!(o, "rt_keep_{field} = false;");
+                }
+                if let Some(code) = self.moved_update(&target, value) {
+                    o.push_str(&code);
+                } else {
+                    let _ = writeln!(o, "{target} = {};", self.value(value));
+                }
                 let _ = writeln!(
                     o,
                     "if T::ENABLED {{ trace.event(rt::Event::Set {{ field: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
@@ -1839,20 +1880,39 @@ impl<'a> Gen<'a> {
 
     /// A value for a `let`, `var`, assignment or `set`: a list in a local (or in a call's outcome)
     /// that nothing may read afterwards is moved out, not copied.
-    fn value(&self, e: &Expr) -> String {
-        // Nothing that may still run reads `v` (or, with a field, `v.field`).
-        let dead = |v: &str, field: Option<&str>| {
-            for l in self.later.borrow().iter().rev() {
-                let fresh = l.fresh.iter().any(|f| f == v);
-                if !fresh && l.stmts.iter().any(|s| stmt_reads(s, v, field)) {
-                    return false;
-                }
-                if l.last {
-                    break;
-                }
+    /// Nothing that may still run reads `v` (or, with a field, `v.field`).
+    fn dead(&self, v: &str, field: Option<&str>) -> bool {
+        for l in self.later.borrow().iter().rev() {
+            let fresh = l.fresh.iter().any(|f| f == v);
+            if !fresh && l.stmts.iter().any(|s| stmt_reads(s, v, field)) {
+                return false;
             }
-            true
+            if l.last {
+                break;
+            }
+        }
+        true
+    }
+
+    /// `target = map(x in src: ...)`, an update of the items of `src`, a list in a local that
+    /// nothing reads afterwards: `src` changed in place (`update_in_place`) and then moved to
+    /// `target` (an output field, or another local), instead of a copy of every item.
+    fn moved_update(&self, target: &str, value: &Expr) -> Option<String> {
+        let ExprKind::Agg { kind: Agg::Map, list, .. } = &value.kind else {
+            return None;
         };
+        let ExprKind::Local(src) = &list.kind else {
+            return None;
+        };
+        if target == src || !self.takeable.borrow().contains(src) || !self.dead(src, None) {
+            return None;
+        }
+        let code = self.update_in_place(src, value)?;
+        Some(format!("{code}{target} = std::mem::take(&mut {src});\n"))
+    }
+
+    fn value(&self, e: &Expr) -> String {
+        let dead = |v: &str, field: Option<&str>| self.dead(v, field);
         if matches!(e.ty, Ty::List(_)) {
             match &e.kind {
                 ExprKind::Local(v) if self.takeable.borrow().contains(v) && dead(v, None) => return format!("std::mem::take(&mut {v})"),
@@ -2688,6 +2748,38 @@ struct Later<'a> {
 
 /// Does the statement (or any inside it) read the local `var`, or, given `field`, read that field
 /// of it or the whole of it (reading another field does not count)? Assigning it counts too.
+/// The outputs `Gen::deferred` holds for a resolver's body: each set at the top level of the
+/// body to a list input (`set fighters = fighters`), always to the same input, and read back by no
+/// expression. Such an output is written as a flag: the input is copied into it at the end only
+/// if no other `set` has replaced it by then, which saves the copy on every path that does.
+fn deferred_sets(body: &[Stmt]) -> BTreeMap<String, String> {
+    let mut found: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for s in body {
+        if let Stmt::Set { field, value, .. } = s {
+            if let (ExprKind::Input(i), Ty::List(_)) = (&value.kind, &value.ty) {
+                let slot = found.entry(field.clone()).or_insert_with(|| Some(i.clone()));
+                if slot.as_deref() != Some(i.as_str()) {
+                    *slot = None;
+                }
+            }
+        }
+    }
+    let mut todo: Vec<&Stmt> = body.iter().collect();
+    while let Some(s) = todo.pop() {
+        let mut exprs = s.exprs();
+        while let Some(e) = exprs.pop() {
+            if let ExprKind::Output(f) = &e.kind {
+                found.remove(f);
+            }
+            exprs.extend(e.children());
+        }
+        for b in s.blocks() {
+            todo.extend(b.iter());
+        }
+    }
+    found.into_iter().filter_map(|(f, i)| Some((f, i?))).collect()
+}
+
 fn stmt_reads(s: &Stmt, var: &str, field: Option<&str>) -> bool {
     if matches!(s, Stmt::Assign { var: v, .. } if v == var) {
         return true;
