@@ -207,7 +207,7 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
          \x20 set looped = [{name: Dog, side: 0, strength: 5, tags: [], lead: none, chief: {name: Rui, rank: 1}}]\n",
         // An output set to its input, replaced on one path (`keep_or_replace`): the trace shows the
         // input's value where it was set, and each call's outcome is right.
-        "set all = [Able, Baker]\n  set side_one = [Baker]\n",
+        "set all = [Able, Baker]\n  set side_one = [Baker]\n  set sorted = [5, 4, 3]\n",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {

@@ -2340,9 +2340,13 @@ impl<'a> Gen<'a> {
         match kind {
             Agg::Map => {
                 let pushed = if is_fresh(body) { b.clone() } else { self.owned(&b, &body.ty) };
-                return format!("{{ let mut acc = Vec::new(); for {var} in {items} {{ acc.push({pushed}); }} acc }}");
+                // As many items as the list has: one allocation.
+                return format!("{{ match {items} {{ rt_items => {{ let mut acc = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ acc.push({pushed}); }} acc }} }} }}");
             }
-            Agg::Filter => return format!("{{ let mut acc = Vec::new(); for {var} in {items} {{ if {b} {{ acc.push({keep}); }} }} acc }}"),
+            Agg::Filter => {
+                // Room for every item (up to 64) at the first one kept; none kept, no allocation.
+                return format!("{{ match {items} {{ rt_items => {{ let rt_room = rt_items.size_hint().0.min(64); let mut acc = Vec::new(); for {var} in rt_items {{ if {b} {{ if acc.capacity() == 0 {{ acc.reserve_exact(rt_room); }} acc.push({keep}); }} }} acc }} }} }}");
+            }
             Agg::First => {
                 return format!("{{ let mut acc = None; for {var} in {items} {{ if {b} {{ acc = Some({keep}); break; }} }} acc }}")
             }
@@ -2352,7 +2356,7 @@ impl<'a> Gen<'a> {
                 } else {
                     "b.0.cmp(&a.0)"
                 };
-                return format!("{{ let rt_items = {items}; let mut keyed = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }}");
+                return format!("{{ match {items} {{ rt_items => {{ let mut keyed = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }} }} }}");
             }
             _ => {}
         }

@@ -51,7 +51,10 @@ impl std::ops::Deref for Text {
 
 impl PartialEq for Text {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        let (a, b) = (self.as_str(), other.as_str());
+        // Copies of one text share its characters: the same name compared with itself (a unit
+        // looked up in a list of copies of the battle's units) needs no comparison of bytes.
+        a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a == b)
     }
 }
 
@@ -96,5 +99,17 @@ mod tests {
         assert_eq!(Text::Static("Alpha"), Text::from("Alpha"));
         assert!(Text::Static("Alpha") < Text::from("Bravo"));
         assert_eq!(Text::from(String::from("x")).to_string(), "x");
+    }
+
+    #[test]
+    fn copies_are_equal_and_texts_of_one_length_still_compare_their_characters() {
+        let a = Text::from("Able");
+        assert_eq!(a, a.clone());
+        assert_ne!(a, Text::from("Abel"));
+        assert_ne!(a, Text::Static("Ab"));
+        assert_eq!(Text::Static(""), Text::from(""));
+        // Two static texts from one string: the prefix shares the pointer, not the length.
+        let whole = "Baker";
+        assert_ne!(Text::Static(whole), Text::Static(&whole[..3]));
     }
 }
