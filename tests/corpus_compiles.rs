@@ -111,7 +111,7 @@ fn main() {
         print!("====\n{out:?}\n{}", trace.render());
     }
 }
-const NEWER: [(&str, &[(&str, &str)], &[i64]); 8] = [
+const NEWER: [(&str, &[(&str, &str)], &[i64]); 10] = [
     ("ok_opposed.duel", &[("agility", "1"), ("enemy_dice", "2")], &[3, 4, 6, 2, 5, 1, 4, 2]),
     ("ok_decimal_table.ground", &[("gravity", "0.5"), ("ratio", "2.25"), ("climb", "4")], &[]),
     ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
@@ -120,6 +120,8 @@ const NEWER: [(&str, &[(&str, &str)], &[i64]); 8] = [
     ("ok_views.hand_over", &[("bonus", "1")], &[]),
     ("ok_views.hand_over", &[("bonus", "3")], &[]),
     ("ok_views.keep", &[], &[]),
+    ("ok_views.earliest", &[("side", "0")], &[]),
+    ("ok_views.earliest", &[("side", "1")], &[]),
 ];
 const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
@@ -208,6 +210,10 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         // An output set to its input, replaced on one path (`keep_or_replace`): the trace shows the
         // input's value where it was set, and each call's outcome is right.
         "set all = [Able, Baker]\n  set side_one = [Baker]\n  set sorted = [5, 4, 3]\n",
+        // `first` of a sort in one pass (`earliest`): ties go to the earlier item, as the stable
+        // sort has them; no item meeting the condition gives none.
+        "set least = Charlie\n  set greatest = Charlie\n  set none_met = -\n  set by_sum = Able\n",
+        "set least = Baker\n  set greatest = Baker\n  set none_met = -\n  set by_sum = Able\n",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -278,7 +284,7 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 8;
+const NEWER_COUNT: usize = 10;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -297,4 +303,6 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_views.hand_over", &[("bonus", "1")], &[]),
     ("ok_views.hand_over", &[("bonus", "3")], &[]),
     ("ok_views.keep", &[], &[]),
+    ("ok_views.earliest", &[("side", "0")], &[]),
+    ("ok_views.earliest", &[("side", "1")], &[]),
 ];

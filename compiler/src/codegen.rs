@@ -2442,6 +2442,9 @@ impl<'a> Gen<'a> {
                 if !matches!(&list.ty, Ty::List(t) if matches!(**t, Ty::Rec(_))) {
                     return None;
                 }
+                if let Some(code) = self.first_of_sorted(var, list, body) {
+                    return Some(code);
+                }
                 let items = match self.ref_items(list) {
                     Some(items) => items,
                     None if is_place(list) => format!("({}){}", self.expr(list), self.place_iter(list)),
@@ -2473,6 +2476,39 @@ impl<'a> Gen<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `first(x in sort(y in ys: key): cond)` (or `sort_desc`) in one pass, without sorting: the
+    /// item with the least (greatest) key among those meeting `cond`, the earliest of equal keys
+    /// as the stable sort would put first. Every key is worked out, in the list's order, as the
+    /// sort does; `cond` must be one that cannot fail nor trace (`cannot_fail`), since it is now
+    /// asked of every item rather than in sorted order up to the first that meets it.
+    fn first_of_sorted(&self, var: &str, list: &Expr, cond: &Expr) -> Option<String> {
+        let ExprKind::Agg {
+            kind: kind @ (Agg::Sort | Agg::SortDesc),
+            var: svar,
+            list: inner,
+            body: key,
+        } = &list.kind
+        else {
+            return None;
+        };
+        if !cannot_fail(cond) {
+            return None;
+        }
+        let items = if is_place(inner) {
+            format!("({}){}", self.expr(inner), self.place_iter(inner))
+        } else {
+            self.ref_items(inner)?
+        };
+        self.ref_locals.borrow_mut().insert(svar.clone());
+        self.ref_locals.borrow_mut().insert(var.to_string());
+        let k = self.expr(key);
+        let c = self.expr(cond);
+        let better = if matches!(kind, Agg::Sort) { "<" } else { ">" };
+        Some(format!(
+            "{{ let mut rt_best: Option<(_, &_)> = None; for {svar} in {items} {{ let rt_key = {k}; let {var} = {svar}; if {c} && rt_best.as_ref().is_none_or(|(b, _)| rt_key {better} *b) {{ rt_best = Some((rt_key, {var})); }} }} rt_best.map(|(_, x)| x) }}"
+        ))
     }
 
     /// References to the items of a filtered or sorted view (`filter(...)`, `sort(...)`) of a
@@ -2782,6 +2818,31 @@ fn deferred_sets(body: &[Stmt]) -> BTreeMap<String, String> {
         }
     }
     found.into_iter().filter_map(|(f, i)| Some((f, i?))).collect()
+}
+
+/// Can this expression neither fail nor write to the trace: made only of values, fields,
+/// comparisons, `and`, `or`, `not` and `is`? (No lookup, arithmetic, call or record built.)
+fn cannot_fail(e: &Expr) -> bool {
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        let ok = matches!(
+            &x.kind,
+            ExprKind::Const(_)
+                | ExprKind::Local(_)
+                | ExprKind::Input(_)
+                | ExprKind::Output(_)
+                | ExprKind::Field(..)
+                | ExprKind::Cmp(..)
+                | ExprKind::Bin(BinOp::And | BinOp::Or, ..)
+                | ExprKind::Not(_)
+                | ExprKind::Is(..)
+        );
+        if !ok {
+            return false;
+        }
+        todo.extend(x.children());
+    }
+    true
 }
 
 fn stmt_reads(s: &Stmt, var: &str, field: Option<&str>) -> bool {
