@@ -795,11 +795,22 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
     if let Some(memo) = SHARED_MEMO.with(|m| m.borrow_mut().as_mut().map(std::mem::take)) {
         e.memo = memo;
     }
-    let mut acc: BTreeMap<O, Weight> = BTreeMap::new();
-    let walked = walk(&mut e, limit, f, |o, w| match acc.get_mut(&o) {
-        Some(slot) => slot.add(&w),
-        None => {
-            acc.insert(o, w);
+    // Leaves in the order met, a leaf with the same outcome as the one before added to it; sorted
+    // and merged at the end, and whenever the list has doubled since (memory follows the
+    // distinct outcomes, not the leaves). Cheaper than a map searched at every leaf.
+    let mut acc: Vec<(O, Weight)> = Vec::new();
+    let mut merged_len = 0usize;
+    let walked = walk(&mut e, limit, f, |o, w| {
+        if let Some((last, slot)) = acc.last_mut() {
+            if *last == o {
+                slot.add(&w);
+                return;
+            }
+        }
+        acc.push((o, w));
+        if acc.len() >= 2 * merged_len + 4096 {
+            merge_leaves(&mut acc);
+            merged_len = acc.len();
         }
     });
     SHARED_MEMO.with(|m| {
@@ -808,9 +819,23 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
         }
     });
     walked?;
+    merge_leaves(&mut acc);
     Ok(Distribution {
         outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
     })
+}
+
+/// Sorts `leaves` by outcome and adds up the weights of equal outcomes: one entry per outcome.
+fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
+    leaves.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut merged: Vec<(O, Weight)> = Vec::with_capacity(leaves.len());
+    for (o, w) in leaves.drain(..) {
+        match merged.last_mut() {
+            Some((last, slot)) if *last == o => slot.add(&w),
+            _ => merged.push((o, w)),
+        }
+    }
+    *leaves = merged;
 }
 
 /// Runs `f` once per leaf of its roll tree, giving `sink` each leaf's outcome and weight.
