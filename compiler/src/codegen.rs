@@ -2445,11 +2445,7 @@ impl<'a> Gen<'a> {
                 if let Some(code) = self.first_of_sorted(var, list, body) {
                     return Some(code);
                 }
-                let items = match self.ref_items(list) {
-                    Some(items) => items,
-                    None if is_place(list) => format!("({}){}", self.expr(list), self.place_iter(list)),
-                    None => return None,
-                };
+                let items = self.items_in_place(list)?;
                 self.ref_locals.borrow_mut().insert(var.clone());
                 let b = self.expr(body);
                 Some(format!(
@@ -2496,11 +2492,7 @@ impl<'a> Gen<'a> {
         if !cannot_fail(cond) {
             return None;
         }
-        let items = if is_place(inner) {
-            format!("({}){}", self.expr(inner), self.place_iter(inner))
-        } else {
-            self.ref_items(inner)?
-        };
+        let items = self.items_in_place(inner)?;
         self.ref_locals.borrow_mut().insert(svar.clone());
         self.ref_locals.borrow_mut().insert(var.to_string());
         let k = self.expr(key);
@@ -2509,6 +2501,16 @@ impl<'a> Gen<'a> {
         Some(format!(
             "{{ let mut rt_best: Option<(_, &_)> = None; for {svar} in {items} {{ let rt_key = {k}; let {var} = {svar}; if {c} && rt_best.as_ref().is_none_or(|(b, _)| rt_key {better} *b) {{ rt_best = Some((rt_key, {var})); }} }} rt_best.map(|(_, x)| x) }}"
         ))
+    }
+
+    /// References to the items of a list that is a place or a view of one (`ref_items`), as an
+    /// iterator expression.
+    fn items_in_place(&self, list: &Expr) -> Option<String> {
+        if is_place(list) {
+            Some(format!("({}){}", self.expr(list), self.place_iter(list)))
+        } else {
+            self.ref_items(list)
+        }
     }
 
     /// References to the items of a filtered or sorted view (`filter(...)`, `sort(...)`) of a
@@ -2527,11 +2529,7 @@ impl<'a> Gen<'a> {
         if !matches!(kind, Agg::Filter | Agg::Sort | Agg::SortDesc) || matches!(&inner.ty, Ty::List(t) if is_copy(t)) {
             return None;
         }
-        let items = if is_place(inner) {
-            format!("({}){}", self.expr(inner), self.place_iter(inner))
-        } else {
-            self.ref_items(inner)?
-        };
+        let items = self.items_in_place(inner)?;
         self.ref_locals.borrow_mut().insert(var.clone());
         let b = self.expr(body);
         Some(match kind {
