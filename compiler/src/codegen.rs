@@ -1878,8 +1878,6 @@ impl<'a> Gen<'a> {
         self.later.borrow_mut().pop();
     }
 
-    /// A value for a `let`, `var`, assignment or `set`: a list in a local (or in a call's outcome)
-    /// that nothing may read afterwards is moved out, not copied.
     /// Nothing that may still run reads `v` (or, with a field, `v.field`).
     fn dead(&self, v: &str, field: Option<&str>) -> bool {
         for l in self.later.borrow().iter().rev() {
@@ -1911,6 +1909,8 @@ impl<'a> Gen<'a> {
         Some(format!("{code}{target} = std::mem::take(&mut {src});\n"))
     }
 
+    /// A value for a `let`, `var`, assignment or `set`: a list in a local (or in a call's outcome)
+    /// that nothing may read afterwards is moved out, not copied.
     fn value(&self, e: &Expr) -> String {
         let dead = |v: &str, field: Option<&str>| self.dead(v, field);
         if matches!(e.ty, Ty::List(_)) {
