@@ -111,21 +111,11 @@ fn main() {
         print!("====\n{out:?}\n{}", trace.render());
     }
 }
-const NEWER: [(&str, &[(&str, &str)], &[i64]); 10] = [
-    ("ok_opposed.duel", &[("agility", "1"), ("enemy_dice", "2")], &[3, 4, 6, 2, 5, 1, 4, 2]),
-    ("ok_decimal_table.ground", &[("gravity", "0.5"), ("ratio", "2.25"), ("climb", "4")], &[]),
-    ("ok_decimal_table.ground", &[("gravity", "0.1"), ("ratio", "2.3")], &[]),
-    ("ok_views.pick", &[("bonus", "1")], &[]),
-    ("ok_views.pick", &[("bonus", "3")], &[]),
-    ("ok_views.hand_over", &[("bonus", "1")], &[]),
-    ("ok_views.hand_over", &[("bonus", "3")], &[]),
-    ("ok_views.keep", &[], &[]),
-    ("ok_views.earliest", &[("side", "0")], &[]),
-    ("ok_views.earliest", &[("side", "1")], &[]),
-];
+NEWER_CONST
 const TRACE_DICE: [i64; 7] = [1, 5, 6, 2, 4, 3, 0];
 const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
-"#,
+"#
+        .replace("NEWER_CONST", &newer_const()),
     )
     .unwrap();
     let out = Command::new(env!("CARGO"))
@@ -281,6 +271,21 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
     ] {
         assert!(updated.contains(expected), "{expected} not in\n{updated}");
     }
+}
+
+/// `NEWER_RUNS` as Rust source, the generated program's `NEWER`.
+fn newer_const() -> String {
+    let runs: Vec<String> = NEWER_RUNS
+        .iter()
+        .map(|(name, set, faces)| {
+            let set: Vec<String> = set.iter().map(|(k, v)| format!("({k:?}, {v:?})")).collect();
+            format!("    ({name:?}, &[{}], &{faces:?}),\n", set.join(", "))
+        })
+        .collect();
+    format!(
+        "const NEWER: [(&str, &[(&str, &str)], &[i64]); {NEWER_COUNT}] = [\n{}];",
+        runs.concat()
+    )
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
