@@ -233,7 +233,8 @@ fn exact_odds_agree_on_a_sample() {
 }
 
 /// Exact odds branch over a callee's outcomes (`rt::memo_call`) instead of replaying its dice at
-/// every leaf: the distribution must be the one plain enumeration gives, in both backends, on
+/// every leaf, and over a table's rows for a roll read only through that table
+/// (`Dice::roll_classed`): the distribution must be the one plain enumeration gives, in both backends, on
 /// random inputs of every resolver. Where plain enumeration gives up (too many leaves) the
 /// branching may still answer; where it fails otherwise, the branching fails alike.
 #[test]

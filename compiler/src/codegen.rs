@@ -111,6 +111,10 @@ struct Gen<'a> {
     /// input's value, and that nothing reads back (`deferred_sets`): output → input. The copy is
     /// made only if no later `set` replaces it (`rt_keep_<output>`).
     deferred: std::cell::RefCell<BTreeMap<String, String>>,
+    /// The rolls of the resolver being written read only through one range table
+    /// (`ir::classed_rolls`): roll's local → table. Exact odds branch over its rows
+    /// (`Dice::roll_classed`).
+    classed: std::cell::RefCell<BTreeMap<String, usize>>,
 }
 
 impl<'a> Gen<'a> {
@@ -129,6 +133,7 @@ impl<'a> Gen<'a> {
             call_sites: Default::default(),
             site_fns: Default::default(),
             deferred: Default::default(),
+            classed: Default::default(),
         }
     }
 
@@ -747,6 +752,7 @@ impl<'a> Gen<'a> {
         self.view_locals.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
         *self.deferred.borrow_mut() = deferred_sets(&r.body);
+        *self.classed.borrow_mut() = crate::ir::classed_rolls(self.sys, &r.body);
         *self.call_reads.borrow_mut() = crate::ir::call_reads(&r.body);
         let cname = camel(&r.name);
         let mut out = String::new();
@@ -1330,9 +1336,21 @@ impl<'a> Gen<'a> {
                 // opposed roll traces each throw's two totals, and its notation with the sides'
                 // modifiers worked out.
                 let opposed = matches!(dice.read, Read::Opposed { .. });
+                // A roll read only through a table: exact odds branch over the table's rows.
+                let throw = |spec: &str| match self.classed.borrow().get(var).and_then(|t| self.sys.tables.get(*t)) {
+                    Some(t) => {
+                        let rows: Vec<String> = t.rows.iter().map(|r| format!("({}i64, {}i64)", r.range.0, r.range.1)).collect();
+                        format!(
+                            "if T::ENABLED {{ dice.roll_for(&{spec}, {l})? }} else {{ dice.roll_classed(&{spec}, {l}, &[{}])? }}",
+                            rows.join(", "),
+                            l = lit(label)
+                        )
+                    }
+                    None => format!("dice.roll_for(&{spec}, {})?", lit(label)),
+                };
                 let (adjusted, notation) = if matches!(dice.read, Read::SumFloor { .. }) || opposed {
                     let _ = writeln!(o, "let {var}_spec: rt::DiceSpec = {spec};");
-                    let _ = writeln!(o, "let {var}: i64 = dice.roll_for(&{var}_spec, {})?;", lit(label));
+                    let _ = writeln!(o, "let {var}: i64 = {};", throw(&format!("{var}_spec")));
                     let notation = if opposed {
                         format!("{var}_spec.notation()")
                     } else {
@@ -1340,7 +1358,7 @@ impl<'a> Gen<'a> {
                     };
                     (format!("{var}_spec.adjusted_faces(dice.last_faces())"), notation)
                 } else {
-                    let _ = writeln!(o, "let {var}: i64 = dice.roll_for(&{spec}, {})?;", lit(label));
+                    let _ = writeln!(o, "let {var}: i64 = {};", throw(&spec));
                     ("Vec::new()".to_string(), lit(&dice.notation))
                 };
                 let _ = writeln!(o, "if T::ENABLED {{ trace.event(rt::Event::Roll {{ label: {}.to_string(), dice: {notation}.to_string(), faces: dice.last_faces().to_vec(), adjusted: {adjusted}, value: {var}, cite: {}.to_string() }}); }}", lit(label), lit(cite));

@@ -688,6 +688,73 @@ pub fn call_reads(body: &[Stmt]) -> std::collections::BTreeMap<String, Option<st
     calls
 }
 
+/// The rolls of `body` read only as the whole key of one range table (`roll h = 1d6` then
+/// `heavy_hit_table(h)`, and `h` nowhere else): per roll's local, that table. Two values in one
+/// row of it lead to the same outcome, so exact odds branch over the rows instead of the values
+/// (`rulebook_runtime::Dice::roll_classed`). A local some other statement also declares or
+/// assigns, or an aggregate's variable shadows, is left out. Both backends ask this, so they walk
+/// the same tree.
+pub fn classed_rolls(sys: &System, body: &[Stmt]) -> std::collections::BTreeMap<String, usize> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut rolls: BTreeSet<String> = BTreeSet::new();
+    let mut others: BTreeSet<String> = BTreeSet::new();
+    let mut todo: Vec<&[Stmt]> = vec![body];
+    let mut exprs: Vec<&Expr> = Vec::new();
+    while let Some(block) = todo.pop() {
+        for s in block {
+            match s {
+                Stmt::Roll { var, .. } => {
+                    rolls.insert(var.clone());
+                }
+                Stmt::Assign { var, .. } => {
+                    others.insert(var.clone());
+                }
+                _ => {
+                    let mut declared = Vec::new();
+                    s.declares(&mut declared);
+                    // `declares` goes into the blocks, whose statements are visited on their own.
+                    if s.blocks().is_empty() {
+                        others.extend(declared);
+                    } else if let Stmt::For { var, .. } = s {
+                        others.insert(var.clone());
+                    }
+                }
+            }
+            exprs.extend(s.exprs());
+            todo.extend(s.blocks());
+        }
+    }
+    // The rolls read otherwise (or shadowed), and the table each other roll is read through.
+    let mut bad: BTreeSet<String> = others;
+    let mut tables: BTreeMap<&str, usize> = BTreeMap::new();
+    while let Some(e) = exprs.pop() {
+        match &e.kind {
+            ExprKind::Lookup { table, args } if args.len() == 1 => match args.first().map(|a| &a.kind) {
+                Some(ExprKind::Local(v)) if rolls.contains(v) => {
+                    let range = sys.tables.get(*table).is_some_and(|t| matches!(t.kind, TableKind::Range { .. }));
+                    if !range || tables.insert(v.as_str(), *table).is_some_and(|t| t != *table) {
+                        bad.insert(v.clone());
+                    }
+                }
+                _ => exprs.extend(e.children()),
+            },
+            ExprKind::Local(v) => {
+                bad.insert(v.clone());
+            }
+            ExprKind::Agg { var, .. } => {
+                bad.insert(var.clone());
+                exprs.extend(e.children());
+            }
+            _ => exprs.extend(e.children()),
+        }
+    }
+    tables
+        .into_iter()
+        .filter(|(v, _)| !bad.contains(*v))
+        .map(|(v, t)| (v.to_string(), t))
+        .collect()
+}
+
 /// Per resolver: do exact odds branch over its outcomes where another calls it
 /// (`rulebook_runtime::memo_call`)? Not when a policy decides in it, itself or through its calls:
 /// an application's policy is its own code. Both backends ask this, so they walk the same tree.

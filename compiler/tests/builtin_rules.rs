@@ -58,3 +58,49 @@ fn a_broken_build_shows_the_diagnostics_first_and_alone() {
     );
     assert!(fixed.stdout.contains("a.rules"), "{}", fixed.stdout);
 }
+
+/// `ir::classed_rolls`: a roll read only as the whole key of one range table lets exact odds
+/// branch over the table's rows (`Dice::roll_classed`); a roll read any other way, through two
+/// tables, or through a keyed table, keeps its values.
+#[test]
+fn rolls_read_only_through_one_range_table_are_classed() {
+    let text = r#"system tiny "Tiny"
+enum effect "E" [1] { down, gone }
+table two "Two rows" [1] by 1d6 -> effect {
+  1..3 => down
+  4..6 => gone
+}
+table other "Other rows" [1] by 1d6 -> effect {
+  1..5 => down
+  6 => gone
+}
+resolver r "R" [1] {
+  out a: effect = down
+  out b: effect = down
+  out c: effect = down
+  out d: int = 0
+  out e: effect = down
+  roll only = 1d6 "only through two" [1]
+  set a = two(only)
+  if a == gone {
+    set e = two(only)
+  }
+  roll also = 1d6 "through two and read" [1]
+  set b = two(also)
+  set d = also
+  roll both = 1d6 "through two tables" [1]
+  set c = two(both)
+  set e = other(both)
+  roll shifted = 1d6 "a key worked out from it" [1]
+  set c = two(shifted - 1 + 1)
+}
+"#;
+    let c = driver::compile_sources(driver::sources_from_pairs("rules", &[("tiny/a.rules", text)]));
+    assert_eq!(c.errors(), 0, "{}", c.render());
+    let program = c.program.as_ref().expect("program");
+    let sys = &program.systems[0];
+    let classed = rulebook_compiler::ir::classed_rolls(sys, &sys.resolvers[0].body);
+    let names: Vec<(&str, &str)> = classed.iter().map(|(v, t)| (v.as_str(), sys.tables[*t].name.as_str())).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].0.contains("only") && names[0].1 == "two", "{names:?}");
+}

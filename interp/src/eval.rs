@@ -23,6 +23,10 @@ pub struct Sys {
     /// Per call statement (by address) whose callee exact odds branch over, as generated code
     /// does (`rt::memo_call`): the fields of the outcome read after it, `None` for all.
     memo_calls: std::collections::BTreeMap<usize, Option<Vec<String>>>,
+    /// Per roll statement (by address) read only through one range table (`ir::classed_rolls`):
+    /// the table's rows, which exact odds branch over (`Dice::roll_classed`), as generated code
+    /// does.
+    classed_rolls: std::collections::BTreeMap<usize, Vec<(i64, i64)>>,
 }
 
 /// The call statements of `sys` that generated code makes through `rt::memo_call` (a callee
@@ -39,6 +43,26 @@ fn memo_calls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Opt
                     if branches.get(*resolver).copied().unwrap_or(false) {
                         let fields = reads.get(var).cloned().flatten().map(|f| f.into_iter().collect());
                         out.insert(s as *const Stmt as usize, fields);
+                    }
+                }
+                todo.extend(s.blocks());
+            }
+        }
+    }
+    out
+}
+
+/// The roll statements of `sys` read only through one range table, with that table's rows.
+fn classed_rolls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Vec<(i64, i64)>> {
+    let mut out = std::collections::BTreeMap::new();
+    for r in &sys.resolvers {
+        let classed = ir::classed_rolls(sys, &r.body);
+        let mut todo: Vec<&'static [Stmt]> = vec![&r.body];
+        while let Some(block) = todo.pop() {
+            for s in block {
+                if let Stmt::Roll { var, .. } = s {
+                    if let Some(t) = classed.get(var).and_then(|t| sys.tables.get(*t)) {
+                        out.insert(s as *const Stmt as usize, t.rows.iter().map(|row| row.range).collect());
                     }
                 }
                 todo.extend(s.blocks());
@@ -198,6 +222,7 @@ impl Sys {
             cells,
             rows,
             memo_calls: memo_calls(ir),
+            classed_rolls: classed_rolls(ir),
         }
     }
 
@@ -434,7 +459,15 @@ impl Sys {
             }
             Stmt::Roll { var, label, dice: d, cite } => {
                 let spec = self.spec(d, label, f, trace)?;
-                let v = dice.roll_for(&spec, label)?;
+                let rows = if T::ENABLED {
+                    None
+                } else {
+                    self.classed_rolls.get(&(s as *const Stmt as usize))
+                };
+                let v = match rows {
+                    Some(rows) => dice.roll_classed(&spec, label, rows)?,
+                    None => dice.roll_for(&spec, label)?,
+                };
                 f.locals.push((var.as_str(), V::Int(v)));
                 if T::ENABLED {
                     trace.event(Event::Roll {

@@ -525,6 +525,16 @@ pub trait Dice {
         let _ = label;
         self.roll(spec)
     }
+    /// `roll_for`, for a roll the resolver reads only as the key of a table whose rows cover the
+    /// values `rows` (inclusive ranges, in the table's order; a value takes the first row that
+    /// holds it): two values of one row lead to the same outcome. Exact odds branch over the rows
+    /// instead of the values (`odds::Enumerator`), each time giving the row's least value; every
+    /// other source of dice throws as `roll_for` does (the default). Generated code and the
+    /// interpreter call it only with tracing off, where no event shows which value it was.
+    fn roll_classed(&mut self, spec: &DiceSpec, label: &str, rows: &[(i64, i64)]) -> Result<i64, Error> {
+        let _ = rows;
+        self.roll_for(spec, label)
+    }
     /// Faces of the last throw (all faces thrown, including rerolled throws, in order); empty
     /// under enumeration.
     fn last_faces(&self) -> &[u16];

@@ -315,12 +315,40 @@ struct Step {
     call: bool,
 }
 
-/// A cached distribution: values and counts of the DISTINCT read values, and their total.
+/// A cached distribution: values and counts of the DISTINCT read values, and their total; for a
+/// roll read through a table (`Dice::roll_classed`), of its rows instead (`rows`): per row in
+/// which a value falls, the least such value and the count of them all.
 #[derive(Debug)]
 struct Cached {
     spec: DiceSpec,
+    rows: Option<Box<[(i64, i64)]>>,
     dist: std::rc::Rc<[(i64, u64)]>,
     total: u64,
+}
+
+/// `dist` (ascending values with counts) with the values that fall in one of `rows` merged: one
+/// entry per row met, at the least value in it, in ascending order of that value. A value in no
+/// row stays alone (the table's lookup fails on it, as it would have).
+fn classed(dist: &[(i64, u64)], rows: &[(i64, i64)]) -> Vec<(i64, u64)> {
+    let mut out: Vec<(i64, u64)> = Vec::with_capacity(rows.len().min(dist.len()));
+    let mut first_of_row: Vec<Option<usize>> = vec![None; rows.len()];
+    for &(v, c) in dist {
+        let row = rows.iter().position(|&(lo, hi)| lo <= v && v <= hi);
+        match row.and_then(|r| first_of_row.get(r).copied().flatten()) {
+            Some(i) => {
+                if let Some(slot) = out.get_mut(i) {
+                    slot.1 += c;
+                }
+            }
+            None => {
+                if let Some(slot) = row.and_then(|r| first_of_row.get_mut(r)) {
+                    *slot = Some(out.len());
+                }
+                out.push((v, c));
+            }
+        }
+    }
+    out
 }
 
 /// The outcomes of calls worked out once per callee and inputs (`memo_call`), kept for a whole
@@ -404,7 +432,8 @@ impl Default for Enumerator {
 impl Enumerator {
     pub fn new() -> Self {
         Enumerator {
-            path: Vec::new(),
+            // Most resolvers roll or call a few times: one allocation, not three growths.
+            path: Vec::with_capacity(8),
             depth: 0,
             fresh: 0,
             cache: Vec::new(),
@@ -416,16 +445,24 @@ impl Enumerator {
 
     /// Index of `spec`'s distribution in the cache, computing it on first use. A linear scan:
     /// resolvers use a handful of distinct specs, and comparing a few small fields beats hashing.
-    fn cached(&mut self, spec: &DiceSpec) -> Result<usize, Error> {
-        if let Some(i) = self.cache.iter().position(|c| c.spec == *spec) {
+    fn cached(&mut self, spec: &DiceSpec, rows: Option<&[(i64, i64)]>) -> Result<usize, Error> {
+        if let Some(i) = self.cache.iter().position(|c| c.spec == *spec && c.rows.as_deref() == rows) {
             return Ok(i);
         }
-        let dist = shared_distribution(spec)?;
+        let mut dist = shared_distribution(spec)?;
         let total = dist.iter().map(|&(_, c)| c).sum();
+        if let Some(rows) = rows {
+            dist = classed(&dist, rows).into();
+        }
         if u32::try_from(dist.len()).is_err() {
             return Err(Error::DiceTooLarge { notation: spec.notation() });
         }
-        self.cache.push(Cached { spec: *spec, dist, total });
+        self.cache.push(Cached {
+            spec: *spec,
+            rows: rows.map(Box::from),
+            dist,
+            total,
+        });
         Ok(self.cache.len() - 1)
     }
 
@@ -501,22 +538,37 @@ impl Enumerator {
             nested: true,
             ..Enumerator::new()
         };
-        let mut classes: BTreeMap<K, (O, Weight)> = BTreeMap::new();
+        // Per class (what the caller reads), the first outcome met in it and the class's weight:
+        // in the order met, then sorted by class (stable: the first met stays) and merged.
+        let mut classes: Vec<(K, O, Weight)> = Vec::new();
         let walked = walk(
             &mut sub,
             self.limit,
             |d| run(d, &inputs),
-            |o, w| match classes.entry(project(&o)) {
-                std::collections::btree_map::Entry::Occupied(mut c) => c.get_mut().1.add(&w),
-                std::collections::btree_map::Entry::Vacant(c) => {
-                    c.insert((o, w));
+            |o, w| {
+                let k = project(&o);
+                if let Some((last, _, slot)) = classes.last_mut() {
+                    if *last == k {
+                        slot.add(&w);
+                        return;
+                    }
                 }
+                classes.push((k, o, w));
             },
         );
         self.memo = std::mem::take(&mut sub.memo);
         let index = match walked {
             Ok(()) => {
-                let (outcomes, probs): (Vec<O>, Vec<Prob>) = classes.into_values().map(|(o, w)| (o, w.into_prob())).unzip();
+                classes.sort_by(|a, b| a.0.cmp(&b.0));
+                classes.dedup_by(|next, kept| {
+                    if next.0 == kept.0 {
+                        kept.2.add(&next.2);
+                        true
+                    } else {
+                        false
+                    }
+                });
+                let (outcomes, probs): (Vec<O>, Vec<Prob>) = classes.into_iter().map(|(_, o, w)| (o, w.into_prob())).unzip();
                 let index = u32::try_from(self.memo.dists.len()).ok()?;
                 self.memo.dists.push(CallDist {
                     site,
@@ -599,18 +651,25 @@ impl Enumerator {
                 .ok_or_else(|| Error::internal("enumerator branch index"))?;
             w *= BigRational::new(BigInt::from(count), BigInt::from(c.total));
         }
-        Ok(Weight::Big(w))
+        Ok(Weight::Big(Box::new(w)))
     }
 }
 
-impl Dice for Enumerator {
-    fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
+impl Enumerator {
+    /// A roll of `spec`, branching over its distinct values, or over the rows of `rows` that its
+    /// values fall in (`Dice::roll_classed`).
+    fn roll_in(&mut self, spec: &DiceSpec, rows: Option<&[(i64, i64)]>) -> Result<i64, Error> {
         let depth = self.depth;
         let (ci, branch) = match self.path.get(depth) {
             Some(step) => {
                 // A replayed roll: the same dice as last time, or the resolver is not deterministic.
                 let ci = step.cache as usize;
-                if step.call || self.cache.get(ci).is_none_or(|c| c.spec != *spec) {
+                if step.call
+                    || self
+                        .cache
+                        .get(ci)
+                        .is_none_or(|c| c.spec != *spec || c.rows.is_some() != rows.is_some())
+                {
                     return Err(Error::internal(
                         "resolver rolled different dice when replayed; it must be deterministic",
                     ));
@@ -618,7 +677,7 @@ impl Dice for Enumerator {
                 (ci, step.branch)
             }
             None => {
-                let ci = self.cached(spec)?;
+                let ci = self.cached(spec, rows)?;
                 let count = self.cache.get(ci).map_or(0, |c| c.dist.len());
                 // Fits: checked when the distribution was cached.
                 self.path.push(Step {
@@ -640,6 +699,21 @@ impl Dice for Enumerator {
         let factor = Some((u128::from(count), u128::from(c.total)));
         self.weigh(depth, factor);
         Ok(value)
+    }
+}
+
+impl Dice for Enumerator {
+    fn roll(&mut self, spec: &DiceSpec) -> Result<i64, Error> {
+        self.roll_in(spec, None)
+    }
+
+    /// Branches over the rows, unless calls are made plain (`with_plain_calls`: the plain
+    /// enumeration that the shortcuts must equal).
+    fn roll_classed(&mut self, spec: &DiceSpec, _label: &str, rows: &[(i64, i64)]) -> Result<i64, Error> {
+        if PLAIN_CALLS.with(|p| p.get()) {
+            return self.roll_in(spec, None);
+        }
+        self.roll_in(spec, Some(rows))
     }
 
     fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
@@ -679,8 +753,13 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
     if let Some(step) = e.path.get(e.depth) {
         // A replay: the path says whether this call branched (then its branch is there) or ran
         // inline (then the callee's first roll or call is, of another site: calls do not recurse).
-        let ours = step.call && e.memo.dists.get(step.cache as usize).is_some_and(|d| d.site == site);
-        return if ours { Some(e.take_call(site)) } else { None };
+        if !step.call {
+            return None;
+        }
+        return match e.memo.dists.get(step.cache as usize) {
+            Some(d) if d.site == site => Some(e.take_call(site)),
+            _ => None,
+        };
     }
     let index = e.call_dist(site, inputs(), project, run)?;
     let count = e.memo.dists.get(index as usize).map_or(0, |d| d.probs.len());
@@ -717,8 +796,9 @@ pub fn with_shared_calls<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Runs `f` with `memo_call` turned off on this thread: every call replays the callee's dice at
-/// every leaf, the plain enumeration that the branching over outcomes must equal (tests, and
-/// the measure of what it saves).
+/// every leaf, and a roll read through a table branches over its values, not the table's rows
+/// (`Dice::roll_classed`): the plain enumeration that the shortcuts must equal (tests, and the
+/// measure of what they save).
 pub fn with_plain_calls<R>(f: impl FnOnce() -> R) -> R {
     let old = PLAIN_CALLS.with(|p| p.replace(true));
     let r = f();
@@ -729,14 +809,15 @@ pub fn with_plain_calls<R>(f: impl FnOnce() -> R) -> R {
 /// A leaf weight or accumulated probability before reduction.
 enum Weight {
     Small(u128, u128),
-    Big(BigRational),
+    /// Boxed: a leaf list entry stays small (most weights are `Small`).
+    Big(Box<BigRational>),
 }
 
 impl Weight {
     fn to_big(&self) -> BigRational {
         match self {
             Weight::Small(n, d) => BigRational::new(BigInt::from(*n), BigInt::from(*d)),
-            Weight::Big(b) => b.clone(),
+            Weight::Big(b) => (**b).clone(),
         }
     }
 
@@ -760,7 +841,7 @@ impl Weight {
                 return;
             }
         }
-        *self = Weight::Big(self.to_big() + o.to_big());
+        *self = Weight::Big(Box::new(self.to_big() + o.to_big()));
     }
 
     fn into_prob(self) -> Prob {
@@ -774,7 +855,7 @@ impl Weight {
                 let g = n.gcd(&d).max(1);
                 Prob::Small(Ratio::new_raw(n / g, d / g))
             }
-            Weight::Big(b) => Prob::from_big(b),
+            Weight::Big(b) => Prob::from_big(*b),
         }
     }
 }
@@ -798,7 +879,7 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
     // Leaves in the order met, a leaf with the same outcome as the one before added to it; sorted
     // and merged at the end, and whenever the list has doubled since (memory follows the
     // distinct outcomes, not the leaves). Cheaper than a map searched at every leaf.
-    let mut acc: Vec<(O, Weight)> = Vec::new();
+    let mut acc: Vec<(O, Weight)> = Vec::with_capacity(64);
     let mut merged_len = 0usize;
     let walked = walk(&mut e, limit, f, |o, w| {
         if let Some((last, slot)) = acc.last_mut() {
@@ -826,16 +907,18 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
 }
 
 /// Sorts `leaves` by outcome and adds up the weights of equal outcomes: one entry per outcome.
+/// The sort need not be stable: equal outcomes are merged, and exact sums do not depend on the
+/// order they are added in.
 fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
-    leaves.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut merged: Vec<(O, Weight)> = Vec::with_capacity(leaves.len());
-    for (o, w) in leaves.drain(..) {
-        match merged.last_mut() {
-            Some((last, slot)) if *last == o => slot.add(&w),
-            _ => merged.push((o, w)),
+    leaves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    leaves.dedup_by(|next, kept| {
+        if next.0 == kept.0 {
+            kept.1.add(&next.1);
+            true
+        } else {
+            false
         }
-    }
-    *leaves = merged;
+    });
 }
 
 /// Runs `f` once per leaf of its roll tree, giving `sink` each leaf's outcome and weight.

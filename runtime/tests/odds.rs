@@ -4,7 +4,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use rulebook_runtime::{enumerate, enumerate_with_limit, Dice, DiceSpec, Error, Prob, Read, Seeded};
+use rulebook_runtime::{enumerate, enumerate_with_limit, with_plain_calls, Dice, DiceSpec, Error, Prob, Read, Seeded};
 use std::collections::BTreeMap;
 
 /// Brute force: every die face is its own branch with weight 1/sides, so a 4d6 roll is 1296
@@ -168,6 +168,46 @@ fn many_leaves_merge_as_they_go_and_still_agree_with_brute_force() {
         }
         Ok(Some((sum % 7, 6 - last)))
     });
+}
+
+/// A roll read only through a table's rows (`Dice::roll_classed`): exact odds branch over the
+/// rows its values fall in, each at the row's least value, and still agree with brute force face
+/// by face. A value in no row (2 here) stays its own branch, so a lookup fails on it as before.
+#[test]
+fn rolls_read_through_a_table_branch_over_its_rows() {
+    const ROWS: [(i64, i64); 3] = [(3, 6), (7, 7), (8, 12)];
+    let row = |v: i64| ROWS.iter().position(|&(lo, hi)| lo <= v && v <= hi);
+    check_against_brute("2d6 through rows, then 1d6 through two rows on the middle one", |d| {
+        let k = row(d.roll_classed(&TWO_D6, "t", &ROWS)?);
+        let high = k == Some(1) && d.roll_classed(&D6, "u", &[(1, 3), (4, 6)])? > 3;
+        Ok((k, high))
+    });
+
+    let mut seen = Vec::new();
+    let d = enumerate(|e| {
+        let v = e.roll_classed(&TWO_D6, "t", &ROWS)?;
+        seen.push(v);
+        Ok(row(v))
+    })
+    .unwrap();
+    assert_eq!(seen, vec![2, 3, 7, 8], "one leaf per row met, at its least value");
+    let p = |n, d| Prob::new(n, d).unwrap();
+    assert_eq!(
+        d.outcomes,
+        vec![(None, p(1, 36)), (Some(0), p(14, 36)), (Some(1), p(6, 36)), (Some(2), p(15, 36))]
+    );
+
+    // Plain enumeration (the reference the shortcuts must equal) goes value by value.
+    let mut plain = 0;
+    let dp = with_plain_calls(|| {
+        enumerate(|e| {
+            plain += 1;
+            Ok(row(e.roll_classed(&TWO_D6, "t", &ROWS)?))
+        })
+    })
+    .unwrap();
+    assert_eq!(plain, 11);
+    assert_eq!(dp, d);
 }
 
 #[test]
