@@ -716,7 +716,7 @@ impl Dice for Enumerator {
         self.roll_in(spec, Some(rows))
     }
 
-    fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
+    fn as_enumerator(&mut self) -> Option<&mut Enumerator> {
         Some(self)
     }
 
@@ -776,7 +776,7 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
 /// The enumerating dice behind `dice`, if that is what they are (generated code's calls ask
 /// before `memo_call`).
 pub fn enumerator<D: Dice + ?Sized>(dice: &mut D) -> Option<&mut Enumerator> {
-    dice.enumerator_any()?.downcast_mut::<Enumerator>()
+    dice.as_enumerator()
 }
 
 thread_local! {

@@ -44,7 +44,11 @@ pub struct Tally {
     /// Whole-number fields while runs are being added: sum, sum of squares, smallest and largest,
     /// exact in machine integers (a fraction per run was a tenth of a battle's time). `settle`
     /// moves them into `numbers` and `bounds`; every tally a function here returns is settled.
-    ints: BTreeMap<String, IntSums>,
+    /// In the order the runs first met them: a run meets its fields in the order the last one
+    /// did, so the next field is looked for where the last one was found, before `int_at`.
+    ints: Vec<(String, IntSums)>,
+    /// Where each field of `ints` is, by path.
+    int_at: BTreeMap<String, usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,12 +67,13 @@ impl Tally {
         self.runs += 1;
         // One path buffer for the whole outcome: a field's path is allocated only the first time
         // a tally meets it (a tenth of a battle's time went to building paths anew for each run).
+        let mut next_int = 0;
         visit_flat(&mut String::new(), outcome, &mut |path, v| match v {
             Value::Int(i) => {
                 if !path.contains('.') {
                     self.count_value(path, *i, 1);
                 }
-                self.int(path, *i)
+                next_int = self.int(next_int, path, *i) + 1;
             }
             Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
             Value::None => {}
@@ -122,9 +127,15 @@ impl Tally {
         }
     }
 
-    fn int(&mut self, path: &str, x: i64) {
+    /// Adds `x` to whole-number field `path`, looking first at position `guess` of `ints`;
+    /// returns the field's position.
+    fn int(&mut self, guess: usize, path: &str, x: i64) -> usize {
         let square = i128::from(x) * i128::from(x);
-        if let Some(e) = self.ints.get_mut(path) {
+        let at = match self.ints.get(guess) {
+            Some((p, _)) if p == path => Some(guess),
+            _ => self.int_at.get(path).copied(),
+        };
+        if let Some((k, (_, e))) = at.and_then(|k| Some((k, self.ints.get_mut(k)?))) {
             match (e.sum.checked_add(i128::from(x)), e.squares.checked_add(square)) {
                 (Some(sum), Some(squares)) => {
                     *e = IntSums {
@@ -133,13 +144,14 @@ impl Tally {
                         min: e.min.min(x),
                         max: e.max.max(x),
                     };
-                    return;
+                    return k;
                 }
                 // Past i128: what was summed so far goes to the exact fractions first.
                 _ => self.settle(),
             }
         }
-        self.ints.insert(
+        let k = self.ints.len();
+        self.ints.push((
             path.to_string(),
             IntSums {
                 sum: i128::from(x),
@@ -147,11 +159,14 @@ impl Tally {
                 min: x,
                 max: x,
             },
-        );
+        ));
+        self.int_at.insert(path.to_string(), k);
+        k
     }
 
     /// Moves the whole-number sums into `numbers` and `bounds`.
     fn settle(&mut self) {
+        self.int_at.clear();
         for (path, e) in std::mem::take(&mut self.ints) {
             let (lo, hi) = (
                 BigRational::from_integer(BigInt::from(e.min)),
@@ -340,12 +355,13 @@ pub fn exact_shares(d: &Distribution<Value>) -> BTreeMap<String, BTreeMap<Value,
 /// `losses.infantry.strength`. `path` is the prefix (empty at the top); it is restored on return.
 fn visit_flat(path: &mut String, v: &Value, f: &mut dyn FnMut(&str, &Value)) {
     let len = path.len();
-    let push = |path: &mut String, part: &dyn std::fmt::Display| {
-        use std::fmt::Write;
+    // A field name or a label's text, added without the formatting machinery (every run of a
+    // simulation goes through every field).
+    let push = |path: &mut String, part: &str| {
         if !path.is_empty() {
             path.push('.');
         }
-        let _ = write!(path, "{part}");
+        path.push_str(part);
     };
     match v {
         Value::Record(fields) => {
@@ -359,7 +375,15 @@ fn visit_flat(path: &mut String, v: &Value, f: &mut dyn FnMut(&str, &Value)) {
             for item in items {
                 if let Value::Record(fields) = item {
                     if let Some((_, label @ (Value::Enum(..) | Value::Text(_)))) = fields.first() {
-                        push(path, label);
+                        if !path.is_empty() {
+                            path.push('.');
+                        }
+                        match label {
+                            Value::Enum(_, name) => path.push_str(name),
+                            // As the value shows itself: quoted where a text needs it.
+                            Value::Text(t) => crate::value::push_text(path, t),
+                            _ => {}
+                        }
                         let labelled = path.len();
                         for (k, x) in &fields[1..] {
                             push(path, k);
@@ -519,6 +543,29 @@ mod tests {
         let split = tally_of(&values, 3);
         assert_eq!(split.bounds, tally_of(&values, 1).bounds);
         assert_eq!(split.mean("lost"), Some(e));
+    }
+
+    /// Whole-number fields are looked for where the last run had them; runs that meet them in
+    /// another order, or meet other fields, still add to the right ones.
+    #[test]
+    fn fields_met_in_another_order_add_to_their_own_sums() {
+        let rec = |fields: &[(&'static str, i64)]| Value::Record(fields.iter().map(|&(k, v)| (k, Value::Int(v))).collect());
+        let mut t = Tally::default();
+        for r in [
+            rec(&[("a", 1), ("b", 2)]),
+            rec(&[("b", 3), ("a", 4)]),
+            rec(&[("a", 5)]),
+            rec(&[("c", 7), ("a", 1), ("b", 10)]),
+        ] {
+            t.add(&r);
+        }
+        t.settle();
+        let int = |n: i64| BigRational::from_integer(BigInt::from(n));
+        assert_eq!(t.numbers.get("a"), Some(&(int(11), int(1 + 16 + 25 + 1))));
+        assert_eq!(t.numbers.get("b"), Some(&(int(15), int(4 + 9 + 100))));
+        assert_eq!(t.numbers.get("c"), Some(&(int(7), int(49))));
+        assert_eq!(t.bounds.get("b"), Some(&(int(2), int(10))));
+        assert_eq!(t.mean("a").map(|e| e.value), Some(11.0 / 4.0));
     }
 
     #[test]

@@ -54,7 +54,9 @@ impl PartialEq for Text {
         let (a, b) = (self.as_str(), other.as_str());
         // Copies of one text share its characters: the same name compared with itself (a unit
         // looked up in a list of copies of the battle's units) needs no comparison of bytes.
-        a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a == b)
+        // Names of one length often differ only at the end (`Fire Team 1`, `Fire Team 2`): their
+        // last bytes tell them apart without a call to compare them all.
+        a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || (a.as_bytes().last() == b.as_bytes().last() && a == b))
     }
 }
 

@@ -85,6 +85,24 @@ fn needs_quotes(s: &str) -> bool {
     s.is_empty() || s.chars().any(|c| c.is_whitespace() || ",[]{}:\"".contains(c))
 }
 
+/// Appends `s` as a value shows it (`write_text`), without the formatting machinery where no
+/// character needs escaping: a simulation names every unit of every run in the fields it tallies.
+pub(crate) fn push_text(buf: &mut String, s: &str) {
+    if !needs_quotes(s) {
+        buf.push_str(s);
+    } else if s
+        .chars()
+        .all(|c| c == ' ' || (c.is_ascii_graphic() && !matches!(c, '"' | '\\' | '\'')))
+    {
+        buf.push('"');
+        buf.push_str(s);
+        buf.push('"');
+    } else {
+        use std::fmt::Write;
+        let _ = write!(buf, "{s:?}");
+    }
+}
+
 fn write_text(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     if needs_quotes(s) {
         write!(f, "{s:?}")
@@ -277,6 +295,29 @@ mod tests {
         }
         fn index(self) -> usize {
             self as usize
+        }
+    }
+
+    #[test]
+    fn push_text_shows_text_as_a_value_does() {
+        for s in [
+            "",
+            "Alpha",
+            "A 1st Platoon",
+            "it's",
+            "say \"hi\"",
+            "back\\slash",
+            "tab\there",
+            "new\nline",
+            "Zoë 2",
+            "a,b",
+            "[x]",
+            "k: v",
+            "é",
+        ] {
+            let mut buf = String::from("final.");
+            push_text(&mut buf, s);
+            assert_eq!(buf, format!("final.{}", Value::Text(s.to_string())), "{s:?}");
         }
     }
 
