@@ -326,6 +326,21 @@ struct Cached {
     total: u64,
 }
 
+/// `a == b`, field by field, always inlined: every replayed roll is checked against the dice its
+/// path recorded, and the derived comparison was a call of its own.
+#[inline(always)]
+fn same_dice(a: &DiceSpec, b: &DiceSpec) -> bool {
+    // Every field named: a new one must be added here too.
+    let DiceSpec {
+        count,
+        sides,
+        zero_based,
+        read,
+        reroll,
+    } = a;
+    *count == b.count && *sides == b.sides && *zero_based == b.zero_based && *read == b.read && *reroll == b.reroll
+}
+
 /// `dist` (ascending values with counts) with the values that fall in one of `rows` merged: one
 /// entry per row met, at the least value in it, in ascending order of that value. A value in no
 /// row stays alone (the table's lookup fails on it, as it would have).
@@ -538,36 +553,33 @@ impl Enumerator {
             nested: true,
             ..Enumerator::new()
         };
-        // Per class (what the caller reads), the first outcome met in it and the class's weight:
-        // in the order met, then sorted by class (stable: the first met stays) and merged.
+        // Per class (what the caller reads), the first outcome met in it and the class's weight.
+        // A callee has few classes and may have thousands of leaves: a leaf is added to its
+        // class among the last few in the list, or else starts one; sorted by class (stable: the
+        // first met stays first) and merged at the end, and whenever the list has doubled.
         let mut classes: Vec<(K, O, Weight)> = Vec::new();
+        let mut merged_len = 0usize;
         let walked = walk(
             &mut sub,
             self.limit,
             |d| run(d, &inputs),
             |o, w| {
                 let k = project(&o);
-                if let Some((last, _, slot)) = classes.last_mut() {
-                    if *last == k {
-                        slot.add(&w);
-                        return;
-                    }
+                if let Some((_, _, slot)) = classes.iter_mut().rev().take(16).find(|c| c.0 == k) {
+                    slot.add(&w);
+                    return;
                 }
                 classes.push((k, o, w));
+                if classes.len() >= 2 * merged_len + 32 {
+                    merge_classes(&mut classes);
+                    merged_len = classes.len();
+                }
             },
         );
         self.memo = std::mem::take(&mut sub.memo);
         let index = match walked {
             Ok(()) => {
-                classes.sort_by(|a, b| a.0.cmp(&b.0));
-                classes.dedup_by(|next, kept| {
-                    if next.0 == kept.0 {
-                        kept.2.add(&next.2);
-                        true
-                    } else {
-                        false
-                    }
-                });
+                merge_classes(&mut classes);
                 let (outcomes, probs): (Vec<O>, Vec<Prob>) = classes.into_iter().map(|(_, o, w)| (o, w.into_prob())).unzip();
                 let index = u32::try_from(self.memo.dists.len()).ok()?;
                 self.memo.dists.push(CallDist {
@@ -668,7 +680,7 @@ impl Enumerator {
                     || self
                         .cache
                         .get(ci)
-                        .is_none_or(|c| c.spec != *spec || c.rows.is_some() != rows.is_some())
+                        .is_none_or(|c| !same_dice(&c.spec, spec) || c.rows.is_some() != rows.is_some())
                 {
                     return Err(Error::internal(
                         "resolver rolled different dice when replayed; it must be deterministic",
@@ -910,14 +922,30 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
 /// The sort need not be stable: equal outcomes are merged, and exact sums do not depend on the
 /// order they are added in.
 fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
-    leaves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    leaves.dedup_by(|next, kept| {
-        if next.0 == kept.0 {
-            kept.1.add(&next.1);
-            true
-        } else {
-            false
+    merge_by_key(leaves, false, |l| &l.0, |l| &mut l.1);
+}
+
+/// Sorts a callee's classes by what the caller reads (stably: the outcome met first stays the
+/// class's) and adds up the weights of each.
+fn merge_classes<K: Ord, O>(classes: &mut Vec<(K, O, Weight)>) {
+    merge_by_key(classes, true, |c| &c.0, |c| &mut c.2);
+}
+
+/// Sorts `items` by `key` and merges each run of equal keys into its first item, adding up their
+/// `weight`s.
+fn merge_by_key<T, K: Ord>(items: &mut Vec<T>, stable: bool, key: fn(&T) -> &K, weight: fn(&mut T) -> &mut Weight) {
+    if stable {
+        items.sort_by(|a, b| key(a).cmp(key(b)));
+    } else {
+        items.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+    }
+    items.dedup_by(|next, kept| {
+        if key(next) != key(kept) {
+            return false;
         }
+        let w: &Weight = weight(next);
+        weight(kept).add(w);
+        true
     });
 }
 
