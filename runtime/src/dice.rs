@@ -538,10 +538,11 @@ pub trait Dice {
     /// Faces of the last throw (all faces thrown, including rerolled throws, in order); empty
     /// under enumeration.
     fn last_faces(&self) -> &[u16];
-    /// The enumerating dice of exact odds (`odds::Enumerator`) say so here, so that a generated
-    /// call can branch over the callee's outcomes instead of its dice (`odds::memo_call`); every
-    /// other source of dice is `None`.
-    fn as_enumerator(&mut self) -> Option<&mut crate::odds::Enumerator> {
+    /// The enumerating dice of exact odds (`odds::Enumerator`) say so here, as `Any`, so that a
+    /// generated call can branch over the callee's outcomes instead of its dice
+    /// (`odds::memo_call`); every other source of dice is `None`. (`Any`, not the type itself:
+    /// this module stays below `odds`.)
+    fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
         None
     }
 }

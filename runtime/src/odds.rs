@@ -728,7 +728,7 @@ impl Dice for Enumerator {
         self.roll_in(spec, Some(rows))
     }
 
-    fn as_enumerator(&mut self) -> Option<&mut Enumerator> {
+    fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
         Some(self)
     }
 
@@ -788,7 +788,7 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
 /// The enumerating dice behind `dice`, if that is what they are (generated code's calls ask
 /// before `memo_call`).
 pub fn enumerator<D: Dice + ?Sized>(dice: &mut D) -> Option<&mut Enumerator> {
-    dice.as_enumerator()
+    dice.enumerator_any()?.downcast_mut::<Enumerator>()
 }
 
 thread_local! {
