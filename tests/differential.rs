@@ -327,3 +327,35 @@ fn example_files_agree() {
     }
     assert!(compared >= 20, "only {compared} example files were compared");
 }
+
+/// Both backends branch over the Heavy Hit Table's rows, not the 1d6's faces (`ir::classed_rolls`,
+/// `Dice::roll_classed`), and so meet the same limits. Under a limit of 200 leaves the fire's first
+/// path is 4 To Hit classes × 11 damage classes × 4 rows = 176 wide and its 54 leaves fit; the
+/// six faces would make it 264 wide, past the limit, as plain enumeration is.
+#[test]
+fn both_backends_branch_over_a_tables_rows_and_meet_the_same_limits() {
+    let path = "starleader.fire";
+    let (Ok((_, c)), Ok((_, i))) = (rt::find_resolver(rulebook::SYSTEMS, path), rt::find_resolver(interpreted(), path)) else {
+        panic!("{path}: no such resolver");
+    };
+    let sets: Vec<(String, String)> = [
+        ("weapon", "Ghazi 10/7"),
+        ("target_size", "2"),
+        ("armor_rating", "5"),
+        ("range_hexes", "5"),
+        ("special_results", "true"),
+        ("heavy_hits", "true"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let inputs = rt::bind_inputs(c, &sets, None).unwrap_or_else(|e| panic!("{e}"));
+    for r in [c, i] {
+        let d = rt::with_leaf_limit(200, || r.odds(&inputs)).unwrap_or_else(|e| panic!("{path} under 200 leaves: {e}"));
+        assert_eq!(d.outcomes.len(), 54);
+        let plain = rt::with_leaf_limit(200, || rt::with_plain_calls(|| r.odds(&inputs)));
+        assert!(matches!(plain, Err(rt::Error::TooManyBranches { .. })), "{plain:?}");
+        let full = rt::with_plain_calls(|| r.odds(&inputs)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(full, d);
+    }
+}
