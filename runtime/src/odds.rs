@@ -922,29 +922,56 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
 /// The sort need not be stable: equal outcomes are merged, and exact sums do not depend on the
 /// order they are added in.
 fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
-    merge_by_key(leaves, false, |l| &l.0, |l| &mut l.1);
+    merge_by_key(leaves, false);
 }
 
 /// Sorts a callee's classes by what the caller reads (stably: the outcome met first stays the
 /// class's) and adds up the weights of each.
 fn merge_classes<K: Ord, O>(classes: &mut Vec<(K, O, Weight)>) {
-    merge_by_key(classes, true, |c| &c.0, |c| &mut c.2);
+    merge_by_key(classes, true);
 }
 
-/// Sorts `items` by `key` and merges each run of equal keys into its first item, adding up their
-/// `weight`s.
-fn merge_by_key<T, K: Ord>(items: &mut Vec<T>, stable: bool, key: fn(&T) -> &K, weight: fn(&mut T) -> &mut Weight) {
+/// An entry of a list of weighted leaves or classes: what it is told apart by, and its weight.
+trait Weighed {
+    type Key: Ord;
+    fn key(&self) -> &Self::Key;
+    fn weight(&mut self) -> &mut Weight;
+}
+
+impl<O: Ord> Weighed for (O, Weight) {
+    type Key = O;
+    fn key(&self) -> &O {
+        &self.0
+    }
+    fn weight(&mut self) -> &mut Weight {
+        &mut self.1
+    }
+}
+
+impl<K: Ord, O> Weighed for (K, O, Weight) {
+    type Key = K;
+    fn key(&self) -> &K {
+        &self.0
+    }
+    fn weight(&mut self) -> &mut Weight {
+        &mut self.2
+    }
+}
+
+/// Sorts `items` by key and merges each run of equal keys into its first item, adding up their
+/// weights.
+fn merge_by_key<T: Weighed>(items: &mut Vec<T>, stable: bool) {
     if stable {
-        items.sort_by(|a, b| key(a).cmp(key(b)));
+        items.sort_by(|a, b| a.key().cmp(b.key()));
     } else {
-        items.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        items.sort_unstable_by(|a, b| a.key().cmp(b.key()));
     }
     items.dedup_by(|next, kept| {
-        if key(next) != key(kept) {
+        if next.key() != kept.key() {
             return false;
         }
-        let w: &Weight = weight(next);
-        weight(kept).add(w);
+        let w: &Weight = next.weight();
+        kept.weight().add(w);
         true
     });
 }
