@@ -14,6 +14,10 @@ use rulebook::runtime::{self as rt, Inputs, Recorder, Value};
 use std::path::Path;
 use std::sync::OnceLock;
 
+#[path = "../benches/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
 fn interpreted() -> &'static [&'static rt::SystemInfo] {
     static RULES: OnceLock<rulebook::Rules> = OnceLock::new();
     RULES
@@ -338,17 +342,8 @@ fn both_backends_branch_over_a_tables_rows_and_meet_the_same_limits() {
     let (Ok((_, c)), Ok((_, i))) = (rt::find_resolver(rulebook::SYSTEMS, path), rt::find_resolver(interpreted(), path)) else {
         panic!("{path}: no such resolver");
     };
-    let sets: Vec<(String, String)> = [
-        ("weapon", "Ghazi 10/7"),
-        ("target_size", "2"),
-        ("armor_rating", "5"),
-        ("range_hexes", "5"),
-        ("special_results", "true"),
-        ("heavy_hits", "true"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
+    // The fire of the benchmarks: Ghazi 10/7, size 2, armor 5, 5 hexes, heavy hits on.
+    let sets: Vec<(String, String)> = common::FIRE.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let inputs = rt::bind_inputs(c, &sets, None).unwrap_or_else(|e| panic!("{e}"));
     for r in [c, i] {
         let d = rt::with_leaf_limit(200, || r.odds(&inputs)).unwrap_or_else(|e| panic!("{path} under 200 leaves: {e}"));

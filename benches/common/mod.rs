@@ -4,8 +4,9 @@
 use rulebook::starleader::{self, FireInputs};
 use rulebook_runtime as rt;
 
-/// The fire of the benchmarks, and of `tests/odds.rs` (which includes this file): Ghazi 10/7 at an
-/// UP target (size 2) in armor 5, 5 hexes, special results and heavy hits on.
+/// The fire of the benchmarks, and of `tests/odds.rs` and `tests/differential.rs` (which include
+/// this file): Ghazi 10/7 at an UP target (size 2) in armor 5, 5 hexes, special results and heavy
+/// hits on.
 pub const FIRE: &[(&str, &str)] = &[
     ("weapon", "Ghazi 10/7"),
     ("target_size", "2"),
