@@ -653,21 +653,29 @@ impl System {
     }
 }
 
+/// Calls `f` on every statement of `body` and of the blocks inside them, each once (in no
+/// particular order).
+pub fn each_stmt<'a>(body: &'a [Stmt], mut f: impl FnMut(&'a Stmt)) {
+    let mut todo: Vec<&'a [Stmt]> = vec![body];
+    while let Some(block) = todo.pop() {
+        for s in block {
+            f(s);
+            todo.extend(s.blocks());
+        }
+    }
+}
+
 /// For each call in `body` (by its local): the fields of its outcome read anywhere in `body`, or
 /// `None` when the outcome is read whole (a `let` of it, say).
 pub fn call_reads(body: &[Stmt]) -> std::collections::BTreeMap<String, Option<std::collections::BTreeSet<String>>> {
     let mut calls = std::collections::BTreeMap::new();
-    let mut todo: Vec<&[Stmt]> = vec![body];
     let mut exprs: Vec<&Expr> = Vec::new();
-    while let Some(block) = todo.pop() {
-        for s in block {
-            if let Stmt::Call { var, .. } = s {
-                calls.insert(var.clone(), Some(std::collections::BTreeSet::new()));
-            }
-            exprs.extend(s.exprs());
-            todo.extend(s.blocks());
+    each_stmt(body, |s| {
+        if let Stmt::Call { var, .. } = s {
+            calls.insert(var.clone(), Some(std::collections::BTreeSet::new()));
         }
-    }
+        exprs.extend(s.exprs());
+    });
     while let Some(e) = exprs.pop() {
         match &e.kind {
             ExprKind::Field(b, f) if matches!(&b.kind, ExprKind::Local(v) if calls.contains_key(v)) => {
@@ -698,32 +706,28 @@ pub fn classed_rolls(sys: &System, body: &[Stmt]) -> std::collections::BTreeMap<
     use std::collections::{BTreeMap, BTreeSet};
     let mut rolls: BTreeSet<String> = BTreeSet::new();
     let mut others: BTreeSet<String> = BTreeSet::new();
-    let mut todo: Vec<&[Stmt]> = vec![body];
     let mut exprs: Vec<&Expr> = Vec::new();
-    while let Some(block) = todo.pop() {
-        for s in block {
-            match s {
-                Stmt::Roll { var, .. } => {
-                    rolls.insert(var.clone());
-                }
-                Stmt::Assign { var, .. } => {
+    each_stmt(body, |s| {
+        match s {
+            Stmt::Roll { var, .. } => {
+                rolls.insert(var.clone());
+            }
+            Stmt::Assign { var, .. } => {
+                others.insert(var.clone());
+            }
+            _ => {
+                let mut declared = Vec::new();
+                s.declares(&mut declared);
+                // `declares` goes into the blocks, whose statements are visited on their own.
+                if s.blocks().is_empty() {
+                    others.extend(declared);
+                } else if let Stmt::For { var, .. } = s {
                     others.insert(var.clone());
                 }
-                _ => {
-                    let mut declared = Vec::new();
-                    s.declares(&mut declared);
-                    // `declares` goes into the blocks, whose statements are visited on their own.
-                    if s.blocks().is_empty() {
-                        others.extend(declared);
-                    } else if let Stmt::For { var, .. } = s {
-                        others.insert(var.clone());
-                    }
-                }
             }
-            exprs.extend(s.exprs());
-            todo.extend(s.blocks());
         }
-    }
+        exprs.extend(s.exprs());
+    });
     // The rolls read otherwise (or shadowed), and the table each other roll is read through.
     let mut bad: BTreeSet<String> = others;
     let mut tables: BTreeMap<&str, usize> = BTreeMap::new();

@@ -36,18 +36,14 @@ fn memo_calls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Opt
     let mut out = std::collections::BTreeMap::new();
     for r in &sys.resolvers {
         let reads = ir::call_reads(&r.body);
-        let mut todo: Vec<&'static [Stmt]> = vec![&r.body];
-        while let Some(block) = todo.pop() {
-            for s in block {
-                if let Stmt::Call { var, resolver, .. } = s {
-                    if branches.get(*resolver).copied().unwrap_or(false) {
-                        let fields = reads.get(var).cloned().flatten().map(|f| f.into_iter().collect());
-                        out.insert(s as *const Stmt as usize, fields);
-                    }
+        ir::each_stmt(&r.body, |s| {
+            if let Stmt::Call { var, resolver, .. } = s {
+                if branches.get(*resolver).copied().unwrap_or(false) {
+                    let fields = reads.get(var).cloned().flatten().map(|f| f.into_iter().collect());
+                    out.insert(s as *const Stmt as usize, fields);
                 }
-                todo.extend(s.blocks());
             }
-        }
+        });
     }
     out
 }
@@ -57,17 +53,13 @@ fn classed_rolls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, 
     let mut out = std::collections::BTreeMap::new();
     for r in &sys.resolvers {
         let classed = ir::classed_rolls(sys, &r.body);
-        let mut todo: Vec<&'static [Stmt]> = vec![&r.body];
-        while let Some(block) = todo.pop() {
-            for s in block {
-                if let Stmt::Roll { var, .. } = s {
-                    if let Some(t) = classed.get(var).and_then(|t| sys.tables.get(*t)) {
-                        out.insert(s as *const Stmt as usize, t.rows.iter().map(|row| row.range).collect());
-                    }
+        ir::each_stmt(&r.body, |s| {
+            if let Stmt::Roll { var, .. } = s {
+                if let Some(t) = classed.get(var).and_then(|t| sys.tables.get(*t)) {
+                    out.insert(s as *const Stmt as usize, t.rows.iter().map(|row| row.range).collect());
                 }
-                todo.extend(s.blocks());
             }
-        }
+        });
     }
     out
 }
