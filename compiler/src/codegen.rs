@@ -764,7 +764,7 @@ impl<'a> Gen<'a> {
         if self.chainable(r) || self.memoizable(rid) {
             ins.derive("Eq").derive("PartialOrd").derive("Ord");
         }
-        // A chain's maps of states order them by their hash first (`rt::chain_typed`).
+        // A chain's states are hashed (`rt::chain_typed`).
         if self.chainable(r) {
             ins.derive("Hash");
         }
@@ -1036,10 +1036,43 @@ impl<'a> Gen<'a> {
                 }
             })
             .collect();
+        // States are told apart by the inputs a round changes (those with an output of their
+        // name); the others are the start's in every state.
+        let varying: Vec<String> = r
+            .inputs
+            .iter()
+            .filter(|p| r.outputs.iter().any(|o| o.name == p.name))
+            .map(|p| raw_ident(&p.name))
+            .collect();
+        let hash_of = |from: &str| -> String {
+            let parts: String = varying
+                .iter()
+                .map(|n| format!("std::hash::Hash::hash(&{from}.{n}, &mut h_); "))
+                .collect();
+            format!("{{ let mut h_ = rt::state_hasher(); {parts}std::hash::Hasher::finish(&h_) }}")
+        };
+        let same_as = |from: &str| -> String {
+            let parts: Vec<String> = varying.iter().map(|n| format!("{from}.{n} == t.{n}")).collect();
+            if parts.is_empty() {
+                "true".to_string()
+            } else {
+                parts.join(" && ")
+            }
+        };
         format!(
-            "fn chain_{n}(inputs_: &rt::Inputs, until_: &str, max_rounds_: u32) -> Option<Result<rt::Chain, rt::Error>> {{ let ended_: fn(&{cname}Outcome) -> bool = match until_ {{ {} _ => return None }}; let next_: fn(&{cname}Inputs, &{cname}Outcome) -> {cname}Inputs = |s, o| {cname}Inputs {{ {} }}; Some({cname}Inputs::from_values(inputs_).and_then(|start_| rt::chain_typed(start_, max_rounds_, &mut |s_| rt::enumerate(|dice_| {rn}(dice_, &mut rt::NoTrace, s_)), ended_, next_, |o| o.to_value()))) }}\n",
+            "fn chain_{n}(inputs_: &rt::Inputs, until_: &str, max_rounds_: u32) -> Option<Result<rt::Chain, rt::Error>> {{ \
+             let ended_: fn(&{cname}Outcome) -> bool = match until_ {{ {} _ => return None }}; \
+             let step_ = rt::ChainStep::<{cname}Inputs, {cname}Outcome> {{ ended: ended_, \
+             next: |s, o| {cname}Inputs {{ {} }}, \
+             hash: |s| {}, next_hash: |_s, o| {}, \
+             same: |s, t| {}, next_is: |_s, o, t| {} }}; \
+             Some({cname}Inputs::from_values(inputs_).and_then(|start_| rt::chain_typed(start_, max_rounds_, &mut |s_| rt::enumerate(|dice_| {rn}(dice_, &mut rt::NoTrace, s_)), &step_, |o| o.to_value()))) }}\n",
             arms.join(" "),
             fields.join(", "),
+            hash_of("s"),
+            hash_of("o"),
+            same_as("s"),
+            same_as("o"),
             n = r.name,
             rn = raw_ident(&r.name)
         )

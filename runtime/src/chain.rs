@@ -12,7 +12,7 @@ use crate::odds::{Distribution, Prob};
 use crate::registry::{Exec, ResolverInfo};
 use crate::value::{Inputs, Value};
 use std::collections::BTreeMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 /// Most distinct states a chain may hold at once before it gives up (`Error::TooManyStates`
 /// names the limit): past it the procedure is for `sim`.
@@ -38,43 +38,156 @@ pub fn chain(
             ),
         });
     }
-    let walked = walk(start.clone(), max_rounds, odds, |state, outcome: &Value| {
-        match outcome.field(until) {
-            Some(Value::Bool(true)) => Ok(None),
-            Some(Value::Bool(false)) => Ok(Some(next_state(state, outcome))),
+    // The inputs a round can change: those named like an output. The others keep the start's
+    // values in every state, so states are told apart by these alone.
+    let varying: Vec<String> = start
+        .keys()
+        .filter(|k| step.outputs.iter().any(|o| o.name == k.as_str()))
+        .cloned()
+        .collect();
+    let rules = Dynamic {
+        step,
+        until,
+        varying: &varying,
+    };
+    let walked = walk(start.clone(), max_rounds, odds, &rules)?;
+    Ok(walked.into_chain(Value::clone))
+}
+
+/// How [`walk`] reads a round's outcome and tells states apart. States are compared by the
+/// inputs a round can change only (the others are the start's in every state), and the next
+/// state is hashed and compared before it is built: most paths reach a state already met, and
+/// building it only to find so would copy it for nothing.
+trait Rules<S, O> {
+    /// Whether `outcome` ends the procedure.
+    fn ended(&self, outcome: &O) -> Result<bool, Error>;
+    /// The state after `state` given `outcome`.
+    fn next(&self, state: &S, outcome: &O) -> S;
+    /// The hash of `state`'s changing inputs; `next_hash(s, o)` is `hash(&next(s, o))`.
+    fn hash(&self, state: &S) -> u64;
+    fn next_hash(&self, state: &S, outcome: &O) -> u64;
+    /// Whether two states of the walk are equal; `next_is(s, o, t)` is `same(&next(s, o), t)`.
+    fn same(&self, a: &S, b: &S) -> bool;
+    fn next_is(&self, state: &S, outcome: &O, other: &S) -> bool;
+}
+
+/// The hasher of a chain's states (and of the typed chains' generated code): foldhash with a
+/// fixed seed, the same on every run, a fraction of SipHash's cost on states of a few hundred
+/// fields.
+pub fn state_hasher() -> impl Hasher {
+    foldhash::fast::FixedState::with_seed(0).build_hasher()
+}
+
+/// A step run by the interpreter, or by the compiled step's dynamic entry: states are input maps.
+struct Dynamic<'a> {
+    step: &'a ResolverInfo,
+    until: &'a str,
+    varying: &'a [String],
+}
+
+impl Dynamic<'_> {
+    /// The value of input `k` after `outcome`: the outcome's field of that name, if it has one.
+    fn after<'v>(state: &'v Inputs, outcome: &'v Value, k: &str) -> Option<&'v Value> {
+        outcome.field(k).or_else(|| state.get(k))
+    }
+}
+
+impl Rules<Inputs, Value> for Dynamic<'_> {
+    fn ended(&self, outcome: &Value) -> Result<bool, Error> {
+        match outcome.field(self.until) {
+            Some(Value::Bool(b)) => Ok(*b),
             other => Err(Error::Domain {
                 what: format!(
-                    "`{}`'s output `{until}` must be yes/no to end the rounds, found {}",
-                    step.name,
+                    "`{}`'s output `{}` must be yes/no to end the rounds, found {}",
+                    self.step.name,
+                    self.until,
                     other.map_or_else(|| "nothing".to_string(), |v| v.to_string())
                 ),
             }),
         }
-    })?;
-    Ok(walked.into_chain(Value::clone))
+    }
+
+    fn next(&self, state: &Inputs, outcome: &Value) -> Inputs {
+        next_state(state, outcome)
+    }
+
+    fn hash(&self, state: &Inputs) -> u64 {
+        let mut h = state_hasher();
+        for k in self.varying {
+            state.get(k).hash(&mut h);
+        }
+        h.finish()
+    }
+
+    fn next_hash(&self, state: &Inputs, outcome: &Value) -> u64 {
+        let mut h = state_hasher();
+        for k in self.varying {
+            Self::after(state, outcome, k).hash(&mut h);
+        }
+        h.finish()
+    }
+
+    fn same(&self, a: &Inputs, b: &Inputs) -> bool {
+        self.varying.iter().all(|k| a.get(k) == b.get(k))
+    }
+
+    fn next_is(&self, state: &Inputs, outcome: &Value, other: &Inputs) -> bool {
+        self.varying.iter().all(|k| Self::after(state, outcome, k) == other.get(k))
+    }
+}
+
+/// What a compiled step's typed chain needs besides the step (generated next to it, as
+/// `chain_…`): whether an outcome ends the procedure (the `until` output), the next state (each
+/// input from the output of its name, if any, else kept), and the hash and equality of the inputs
+/// that have an output of their name: of a state, and of the state `next` would build.
+pub struct ChainStep<S, O> {
+    pub ended: fn(&O) -> bool,
+    pub next: fn(&S, &O) -> S,
+    pub hash: fn(&S) -> u64,
+    pub next_hash: fn(&S, &O) -> u64,
+    pub same: fn(&S, &S) -> bool,
+    pub next_is: fn(&S, &O, &S) -> bool,
+}
+
+impl<S, O> Rules<S, O> for ChainStep<S, O> {
+    fn ended(&self, outcome: &O) -> Result<bool, Error> {
+        Ok((self.ended)(outcome))
+    }
+    fn next(&self, state: &S, outcome: &O) -> S {
+        (self.next)(state, outcome)
+    }
+    fn hash(&self, state: &S) -> u64 {
+        (self.hash)(state)
+    }
+    fn next_hash(&self, state: &S, outcome: &O) -> u64 {
+        (self.next_hash)(state, outcome)
+    }
+    fn same(&self, a: &S, b: &S) -> bool {
+        (self.same)(a, b)
+    }
+    fn next_is(&self, state: &S, outcome: &O, other: &S) -> bool {
+        (self.next_is)(state, outcome, other)
+    }
 }
 
 /// The chain of a compiled step over its typed inputs and outcomes (the generated `chain_…`
 /// functions call it): the same walk as [`chain`], with states compared as typed values rather
-/// than as dynamic maps. `ended` reads the `until` output, `next` builds the next round's inputs
-/// from the outputs named like them, and `to_value` gives the end outcomes their dynamic form.
-pub fn chain_typed<S: Ord + Hash + Clone, O: Ord + Clone>(
+/// than as dynamic maps; `to_value` gives the end outcomes their dynamic form.
+pub fn chain_typed<S: Clone, O: Ord + Hash + Clone>(
     start: S,
     max_rounds: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
-    ended: fn(&O) -> bool,
-    next: fn(&S, &O) -> S,
+    step: &ChainStep<S, O>,
     to_value: fn(&O) -> Value,
 ) -> Result<Chain, Error> {
-    let walked = walk(start, max_rounds, odds, |state, outcome| {
-        Ok((!ended(outcome)).then(|| next(state, outcome)))
-    })?;
+    let walked = walk(start, max_rounds, odds, step)?;
     Ok(walked.into_chain(to_value))
 }
 
 /// What [`walk`] found, before the end outcomes take their dynamic form.
 struct Walked<O> {
-    end: BTreeMap<O, Prob>,
+    /// The outcomes that ended the procedure, one entry per distinct outcome.
+    end: Vec<(Hashed<O>, Prob)>,
     finished_by_round: Vec<Prob>,
     unfinished: Prob,
     enumerated: usize,
@@ -84,7 +197,7 @@ impl<O> Walked<O> {
     fn into_chain(self, to_value: impl Fn(&O) -> Value) -> Chain {
         let mut end: BTreeMap<Value, Prob> = BTreeMap::new();
         for (o, p) in &self.end {
-            add(&mut end, to_value(o), p);
+            add(&mut end, to_value(&o.state), p);
         }
         Chain {
             end: Distribution {
@@ -97,61 +210,144 @@ impl<O> Walked<O> {
     }
 }
 
-/// The walk itself, round after round: `then` says, for a state and one outcome of its round,
-/// the next state, or `None` when that outcome ends the procedure.
-fn walk<S: Ord + Hash + Clone, O: Ord + Clone>(
+/// The walk itself, round after round.
+fn walk<S, O: Hash + Eq + Clone>(
     start: S,
     max_rounds: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
-    then: impl FnMut(&S, &O) -> Result<Option<S>, Error>,
+    rules: &impl Rules<S, O>,
 ) -> Result<Walked<O>, Error> {
     // The states' rounds share what their calls give (`odds::memo_call`): a callee met again
     // with the same inputs in another state is not enumerated again.
-    crate::odds::with_shared_calls(|| walk_rounds(start, max_rounds, odds, then))
+    crate::odds::with_shared_calls(|| walk_rounds(start, max_rounds, odds, rules))
 }
 
-/// A state behind its hash: the walk's maps of states order by the hash first and compare two
-/// whole states only when their hashes are equal. States of a battle share long equal parts (the
-/// battle file, the units' names), which a comparison of whole states walks every time: over half
-/// of a chain's time went to it. The order of the states changes nothing the walk gives (the
-/// probabilities are exact sums); only which of several failing states is reported first.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A state with its hash. The walk keeps its states in the order of their hashes and compares
+/// two whole states only when their hashes are equal. The order of the states changes nothing
+/// the walk gives (the probabilities are exact sums); only which of several failing states is
+/// reported first.
 struct Hashed<S> {
     hash: u64,
     state: S,
 }
 
-impl<S: Hash> Hashed<S> {
-    fn new(state: S) -> Self {
-        let mut h = DefaultHasher::new();
-        state.hash(&mut h);
-        Hashed { hash: h.finish(), state }
+/// Distinct states (or end outcomes) with their weights, as a round meets them: a state met again
+/// adds to its weight, found by its hash (`index`: the first entry of each hash, in a hash table; `chained`: the
+/// next entry of the same hash, if any) and compared before the state is built.
+struct Merging<S> {
+    items: Vec<(Hashed<S>, Prob)>,
+    /// Looked up by the hash, never walked: its order is not the walk's.
+    index: hashbrown::HashTable<(u64, u32)>,
+    chained: Vec<u32>,
+    /// Most distinct states allowed.
+    limit: usize,
+}
+
+const NO_ENTRY: u32 = u32::MAX;
+
+impl<S> Merging<S> {
+    fn new(limit: usize) -> Self {
+        Merging {
+            items: Vec::new(),
+            index: hashbrown::HashTable::new(),
+            chained: Vec::new(),
+            limit,
+        }
+    }
+
+    /// Adds `p` to the weight of the entry of hash `hash` that `is` says is the one, or else adds
+    /// the entry `make` builds. Past `limit` distinct entries, `Err` (the caller names the round).
+    fn add(&mut self, hash: u64, is: impl Fn(&S) -> bool, make: impl FnOnce() -> S, p: &Prob) -> Result<(), ()> {
+        let new = u32::try_from(self.items.len()).map_err(|_| ())?;
+        let mut at = match self.index.entry(hash, |&(h, _)| h == hash, |&(h, _)| h) {
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert((hash, new));
+                NO_ENTRY
+            }
+            hashbrown::hash_table::Entry::Occupied(o) => o.get().1,
+        };
+        while at != NO_ENTRY {
+            let i = at as usize;
+            if let Some((h, q)) = self.items.get_mut(i) {
+                if is(&h.state) {
+                    *q = q.add(p);
+                    return Ok(());
+                }
+            }
+            match self.chained.get(i) {
+                Some(&next) if next != NO_ENTRY => at = next,
+                // The last entry of this hash: the new one follows it.
+                _ => {
+                    if let Some(link) = self.chained.get_mut(i) {
+                        *link = new;
+                    }
+                    at = NO_ENTRY;
+                }
+            }
+        }
+        if self.items.len() >= self.limit {
+            return Err(());
+        }
+        self.items.push((Hashed { hash, state: make() }, p.clone()));
+        self.chained.push(NO_ENTRY);
+        Ok(())
+    }
+
+    /// The entries in the order of their hashes (entries of one hash in the order met).
+    fn finish(self) -> Vec<(Hashed<S>, Prob)> {
+        let mut items = self.items;
+        items.sort_by_key(|(s, _)| s.hash);
+        items
     }
 }
 
-fn walk_rounds<S: Ord + Hash + Clone, O: Ord + Clone>(
+/// The round already worked out for `state` among `known` (sorted by hash), taken out of it.
+fn take_known<S, O>(
+    known: &mut [(Hashed<S>, Option<Distribution<O>>)],
+    state: &Hashed<S>,
+    same: impl Fn(&S, &S) -> bool,
+) -> Option<Distribution<O>> {
+    let from = known.partition_point(|(s, _)| s.hash < state.hash);
+    known
+        .get_mut(from..)?
+        .iter_mut()
+        .take_while(|(s, _)| s.hash == state.hash)
+        .find(|(s, _)| same(&s.state, &state.state))?
+        .1
+        .take()
+}
+
+fn walk_rounds<S, O: Hash + Eq + Clone>(
     start: S,
     max_rounds: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
-    mut then: impl FnMut(&S, &O) -> Result<Option<S>, Error>,
+    rules: &impl Rules<S, O>,
 ) -> Result<Walked<O>, Error> {
-    // The rounds of the states met in the last round computed: a state that recurs at once (a
-    // procedure that can stand still) reuses its round; older ones are let go, so that memory
-    // follows the frontier, not every state a long procedure has passed through.
-    let mut rounds: BTreeMap<Hashed<S>, Distribution<O>> = BTreeMap::new();
+    // The rounds of the states of the last round computed, sorted by hash: a state that recurs at
+    // once (a procedure that can stand still) reuses its round; older ones are let go, so that
+    // memory follows the frontier, not every state a long procedure has passed through.
+    let mut known: Vec<(Hashed<S>, Option<Distribution<O>>)> = Vec::new();
     let mut enumerated = 0usize;
-    let mut frontier: BTreeMap<Hashed<S>, Prob> = BTreeMap::new();
-    frontier.insert(Hashed::new(start), Prob::one());
-    let mut end: BTreeMap<O, Prob> = BTreeMap::new();
+    let start = Hashed {
+        hash: rules.hash(&start),
+        state: start,
+    };
+    let mut frontier: Vec<(Hashed<S>, Prob)> = vec![(start, Prob::one())];
+    // Ended outcomes are few and kept whatever their number.
+    let mut end = Merging::new(usize::MAX);
     let mut finished = Prob::zero();
     let mut finished_by_round = Vec::new();
     for round in 1..=max_rounds {
         if frontier.is_empty() {
             break;
         }
-        let mut next: BTreeMap<Hashed<S>, Prob> = BTreeMap::new();
-        rounds.retain(|state, _| frontier.contains_key(state));
-        for (state, p) in &frontier {
+        let mut next = Merging::new(MAX_STATES);
+        let mut now_known = Vec::with_capacity(frontier.len());
+        let too_many = || Error::TooManyStates {
+            limit: MAX_STATES as u64,
+            round,
+        };
+        for (state, p) in std::mem::take(&mut frontier) {
             crate::odds::report_chain(round, enumerated);
             if let Some(seconds) = crate::odds::cancelled() {
                 return Err(Error::ChainStopped {
@@ -160,46 +356,55 @@ fn walk_rounds<S: Ord + Hash + Clone, O: Ord + Clone>(
                     states: enumerated,
                 });
             }
-            if !rounds.contains_key(state) {
-                let d = odds(&state.state).map_err(|e| match e {
-                    Error::OddsStopped { seconds, .. } => Error::ChainStopped {
-                        seconds,
-                        round,
-                        states: enumerated,
-                    },
-                    e => e,
-                })?;
-                enumerated += 1;
-                rounds.insert(state.clone(), d);
-            }
-            let Some(d) = rounds.get(state) else { continue };
+            let d = match take_known(&mut known, &state, |a, b| rules.same(a, b)) {
+                Some(d) => d,
+                None => {
+                    let d = odds(&state.state).map_err(|e| match e {
+                        Error::OddsStopped { seconds, .. } => Error::ChainStopped {
+                            seconds,
+                            round,
+                            states: enumerated,
+                        },
+                        e => e,
+                    })?;
+                    enumerated += 1;
+                    d
+                }
+            };
             for (outcome, q) in &d.outcomes {
                 let w = p.mul(q);
-                match then(&state.state, outcome)? {
-                    None => {
-                        finished = finished.add(&w);
-                        add(&mut end, outcome.clone(), &w);
-                    }
-                    Some(n) => add(&mut next, Hashed::new(n), &w),
+                let s = &state.state;
+                if rules.ended(outcome)? {
+                    finished = finished.add(&w);
+                    let h = state_hasher_of(outcome);
+                    // Never past the limit: it is usize::MAX.
+                    end.add(h, |o| o == outcome, || outcome.clone(), &w).map_err(|()| too_many())?;
+                } else {
+                    let h = rules.next_hash(s, outcome);
+                    next.add(h, |t| rules.next_is(s, outcome, t), || rules.next(s, outcome), &w)
+                        .map_err(|()| too_many())?;
                 }
             }
+            now_known.push((state, Some(d)));
         }
-        if next.len() > MAX_STATES {
-            return Err(Error::TooManyStates {
-                limit: MAX_STATES as u64,
-                round,
-            });
-        }
+        // The frontier was sorted by hash, so these are too.
+        known = now_known;
+        frontier = next.finish();
         finished_by_round.push(finished.clone());
-        frontier = next;
     }
-    let unfinished = frontier.values().fold(Prob::zero(), |a, p| a.add(p));
+    let unfinished = frontier.iter().fold(Prob::zero(), |a, (_, p)| a.add(p));
     Ok(Walked {
-        end,
+        end: end.finish(),
         finished_by_round,
         unfinished,
         enumerated,
     })
+}
+
+fn state_hasher_of<T: Hash>(t: &T) -> u64 {
+    let mut h = state_hasher();
+    t.hash(&mut h);
+    h.finish()
 }
 
 /// The inputs of the next round: each input takes the outcome's field of the same name when
@@ -230,5 +435,105 @@ impl ResolverInfo {
             }
         }
         chain(self, start, until, max_rounds, &mut |s| self.odds(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A walk on the numbers 0 to 6: a state `s` moves to `s + 1` with probability 1/2, stays with
+    /// 1/3, and moves to `2s mod 7` with 1/6; reaching 6 by the first move ends it.
+    fn odds(s: &i64) -> Result<Distribution<(i64, bool)>, Error> {
+        let p = |n, d| Prob::new(n, d).unwrap_or_else(|e| panic!("{e}"));
+        let mut outcomes = vec![((s + 1) % 7, s + 1 == 6), (*s, false), ((2 * s) % 7, false)]
+            .into_iter()
+            .zip([p(1, 2), p(1, 3), p(1, 6)])
+            .collect::<Vec<_>>();
+        outcomes.sort_by_key(|o| o.0);
+        outcomes.dedup_by(|b, a| {
+            if a.0 == b.0 {
+                a.1 = a.1.add(&b.1);
+                true
+            } else {
+                false
+            }
+        });
+        Ok(Distribution { outcomes })
+    }
+
+    /// The walk's rules, with the states' real hash or one that makes every state collide.
+    struct Walk {
+        collide: bool,
+    }
+
+    impl Rules<i64, (i64, bool)> for Walk {
+        fn ended(&self, o: &(i64, bool)) -> Result<bool, Error> {
+            Ok(o.1)
+        }
+        fn next(&self, _: &i64, o: &(i64, bool)) -> i64 {
+            o.0
+        }
+        fn hash(&self, s: &i64) -> u64 {
+            if self.collide {
+                7
+            } else {
+                state_hasher_of(s)
+            }
+        }
+        fn next_hash(&self, _: &i64, o: &(i64, bool)) -> u64 {
+            self.hash(&o.0)
+        }
+        fn same(&self, a: &i64, b: &i64) -> bool {
+            a == b
+        }
+        fn next_is(&self, _: &i64, o: &(i64, bool), t: &i64) -> bool {
+            o.0 == *t
+        }
+    }
+
+    type Summary = (Vec<((i64, bool), Prob)>, Vec<Prob>, Prob, usize);
+
+    fn summary(w: Walked<(i64, bool)>) -> Summary {
+        let mut end: Vec<_> = w.end.into_iter().map(|(h, p)| (h.state, p)).collect();
+        end.sort_by_key(|e| e.0);
+        (end, w.finished_by_round, w.unfinished, w.enumerated)
+    }
+
+    /// States whose hashes collide are still told apart, and merged only when equal: every state
+    /// hashed alike gives the same exact walk as the real hash.
+    #[test]
+    fn colliding_hashes_merge_only_equal_states() {
+        let run = |collide| {
+            let w = walk_rounds(0, 12, &mut odds, &Walk { collide }).unwrap_or_else(|e| panic!("{e}"));
+            summary(w)
+        };
+        let (end, by_round, unfinished, states) = run(false);
+        assert_eq!(run(true), (end.clone(), by_round.clone(), unfinished.clone(), states));
+        // Exact: what ended and what is left make 1.
+        let total = end.iter().fold(unfinished.clone(), |a, (_, p)| a.add(p));
+        assert_eq!(total, Prob::one());
+        assert_eq!(by_round.last(), Some(&end.iter().fold(Prob::zero(), |a, (_, p)| a.add(p))));
+        // Only the move from 5 to 6 ends it, and 5 is four moves away at least (0, 1, 2, 4, 5):
+        // nothing ends before round 5.
+        assert!(by_round.iter().take(4).all(Prob::is_zero));
+        assert!(by_round.get(4).is_some_and(|p| !p.is_zero()));
+    }
+
+    /// A round past the limit of distinct states is refused, naming the round.
+    #[test]
+    fn more_distinct_states_than_the_limit_are_refused() {
+        let mut m: Merging<i64> = Merging::new(3);
+        let one = Prob::one();
+        for s in 0..3 {
+            assert!(m.add(s as u64 % 2, |t| *t == s, || s, &one).is_ok());
+        }
+        // A state met again adds to its weight, even at the limit.
+        assert!(m.add(0, |t| *t == 2, || 2, &one).is_ok());
+        assert!(m.add(1, |t| *t == 3, || 3, &one).is_err());
+        let items = m.finish();
+        let got: Vec<(u64, i64, Prob)> = items.into_iter().map(|(h, p)| (h.hash, h.state, p)).collect();
+        let two = one.add(&one);
+        assert_eq!(got, vec![(0, 0, one.clone()), (0, 2, two), (1, 1, one)]);
     }
 }

@@ -23,7 +23,7 @@ pub mod value;
 pub use serde;
 
 pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
-pub use chain::{chain, chain_typed, Chain};
+pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};

@@ -65,6 +65,9 @@ impl Prob {
 
     pub fn add(&self, o: &Prob) -> Prob {
         if let (Prob::Small(a), Prob::Small(b)) = (self, o) {
+            if let Some(s) = add_narrow(a, b) {
+                return Prob::Small(s);
+            }
             if let Some(s) = a.checked_add(b) {
                 return Prob::Small(s);
             }
@@ -74,6 +77,9 @@ impl Prob {
 
     pub fn mul(&self, o: &Prob) -> Prob {
         if let (Prob::Small(a), Prob::Small(b)) = (self, o) {
+            if let Some(s) = mul_narrow(a, b) {
+                return Prob::Small(s);
+            }
             if let Some(s) = a.checked_mul(b) {
                 return Prob::Small(s);
             }
@@ -151,6 +157,54 @@ impl Prob {
             Prob::Big(b) => format!("{}/{}", b.numer(), b.denom()),
         }
     }
+}
+
+/// The four parts of two fractions, when each fits in 64 bits.
+fn narrow(a: &Ratio<u128>, b: &Ratio<u128>) -> Option<(u64, u64, u64, u64)> {
+    Some((
+        u64::try_from(*a.numer()).ok()?,
+        u64::try_from(*a.denom()).ok()?,
+        u64::try_from(*b.numer()).ok()?,
+        u64::try_from(*b.denom()).ok()?,
+    ))
+}
+
+/// `a * b`, reduced, by greatest common divisors of 64-bit parts (far cheaper than u128's, which
+/// `Ratio`'s own product takes); `None` when a part is wider. Both must be reduced: then so is the
+/// product of `a/g1 * c/g2` over `b/g2 * d/g1` (Knuth, TAOCP 4.5.1), and it fits in u128.
+fn mul_narrow(x: &Ratio<u128>, y: &Ratio<u128>) -> Option<Ratio<u128>> {
+    let (a, b, c, d) = narrow(x, y)?;
+    if b == 0 || d == 0 {
+        return None;
+    }
+    if a == 0 || c == 0 {
+        return Some(Ratio::new_raw(0, 1));
+    }
+    let g1 = a.gcd(&d);
+    let g2 = c.gcd(&b);
+    let n = u128::from(a / g1) * u128::from(c / g2);
+    let m = u128::from(b / g2) * u128::from(d / g1);
+    Some(Ratio::new_raw(n, m))
+}
+
+/// `a + b`, reduced, with 64-bit divisors (Knuth, TAOCP 4.5.1: with g = gcd(b, d), the sum is
+/// t = a(d/g) + c(b/g) over (b/g)d, and only gcd(t, g) divides both); `None` when a part is
+/// wider or the sum overflows. Both must be reduced.
+fn add_narrow(x: &Ratio<u128>, y: &Ratio<u128>) -> Option<Ratio<u128>> {
+    let (a, b, c, d) = narrow(x, y)?;
+    if b == 0 || d == 0 {
+        return None;
+    }
+    let g = b.gcd(&d);
+    let t = (u128::from(a) * u128::from(d / g)).checked_add(u128::from(c) * u128::from(b / g))?;
+    // t mod g fits in 64 bits: g does.
+    if t == 0 {
+        return Some(Ratio::new_raw(0, 1));
+    }
+    let g2 = u64::try_from(t % u128::from(g)).ok()?.gcd(&g);
+    let n = t / u128::from(g2);
+    let m = u128::from(b / g) * u128::from(d / g2);
+    Some(Ratio::new_raw(n, m))
 }
 
 fn q_is_nonzero(digits: &str) -> bool {

@@ -529,3 +529,54 @@ fn opposed_rolls_take_scripted_faces_side_by_side() {
     };
     assert!(matches!(enumerate(|d| d.roll(&level)), Err(Error::RerollLimit)));
 }
+
+/// `Prob`'s sum and product against `BigRational`, on fractions small and near the 64-bit and
+/// 128-bit edges (the 64-bit shortcut, `Ratio<u128>`'s own arithmetic and the big fallback): the
+/// same value, reduced, and zero as 0/1.
+#[test]
+fn sums_and_products_are_exact_and_reduced_at_every_width() {
+    use num_integer::Integer;
+    let parts: Vec<u128> = vec![
+        0,
+        1,
+        2,
+        3,
+        5,
+        6,
+        35,
+        36,
+        216,
+        1296,
+        46656,
+        7_776,
+        u128::from(u32::MAX),
+        (1u128 << 63) - 25,
+        u128::from(u64::MAX),
+        u128::from(u64::MAX) + 1,
+        1u128 << 100,
+        (1u128 << 127) - 1,
+        16_926_659_444_736,
+        98_716_277_881_700_352,
+    ];
+    let mut fractions = Vec::new();
+    for &n in &parts {
+        for &d in &parts {
+            if d != 0 && n <= d {
+                fractions.push(Prob::new(n, d).unwrap_or_else(|e| panic!("{e}")));
+            }
+        }
+    }
+    let check = |p: &Prob, want: BigRational, what: &str| {
+        assert_eq!(p.to_big(), want, "{what}");
+        if let Prob::Small(r) = p {
+            assert_eq!(r.numer().gcd(r.denom()), 1, "{what}: {r} is not reduced");
+        }
+    };
+    for a in &fractions {
+        for b in &fractions {
+            let what = format!("{a} and {b}");
+            check(&a.add(b), a.to_big() + b.to_big(), &format!("sum of {what}"));
+            check(&a.mul(b), a.to_big() * b.to_big(), &format!("product of {what}"));
+        }
+    }
+}
