@@ -295,9 +295,11 @@ impl<S> Merging<S> {
 
     /// The entries in the order of their hashes (entries of one hash in the order met).
     fn finish(self) -> Vec<(Hashed<S>, Prob)> {
-        let mut items = self.items;
-        items.sort_by_key(|(s, _)| s.hash);
-        items
+        // Sorted as (hash, place) pairs, then moved once each: entries are large.
+        let mut order: Vec<(u64, usize)> = self.items.iter().enumerate().map(|(i, (s, _))| (s.hash, i)).collect();
+        order.sort_unstable();
+        let mut items: Vec<Option<(Hashed<S>, Prob)>> = self.items.into_iter().map(Some).collect();
+        order.iter().filter_map(|&(_, i)| items.get_mut(i).and_then(Option::take)).collect()
     }
 }
 
