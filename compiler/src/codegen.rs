@@ -1023,12 +1023,15 @@ impl<'a> Gen<'a> {
             .filter(|o| o.ty == Ty::Bool)
             .map(|o| format!("{} => |o| o.{},", lit(&o.name), raw_ident(&o.name)))
             .collect();
+        // An input named like an output is carried from round to round; the others are the
+        // start's in every state, so states are told apart by the carried ones alone.
+        let carried = |name: &str| r.outputs.iter().any(|o| o.name == name);
         let fields: Vec<String> = r
             .inputs
             .iter()
             .map(|p| {
                 let n = raw_ident(&p.name);
-                let from = if r.outputs.iter().any(|o| o.name == p.name) { "o" } else { "s" };
+                let from = if carried(&p.name) { "o" } else { "s" };
                 if is_copy(&p.ty) {
                     format!("{n}: {from}.{n}")
                 } else {
@@ -1036,14 +1039,7 @@ impl<'a> Gen<'a> {
                 }
             })
             .collect();
-        // States are told apart by the inputs a round changes (those with an output of their
-        // name); the others are the start's in every state.
-        let varying: Vec<String> = r
-            .inputs
-            .iter()
-            .filter(|p| r.outputs.iter().any(|o| o.name == p.name))
-            .map(|p| raw_ident(&p.name))
-            .collect();
+        let varying: Vec<String> = r.inputs.iter().filter(|p| carried(&p.name)).map(|p| raw_ident(&p.name)).collect();
         let hash_of = |from: &str| -> String {
             let parts: String = varying
                 .iter()

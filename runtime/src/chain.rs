@@ -173,7 +173,7 @@ impl<S, O> Rules<S, O> for ChainStep<S, O> {
 /// The chain of a compiled step over its typed inputs and outcomes (the generated `chain_…`
 /// functions call it): the same walk as [`chain`], with states compared as typed values rather
 /// than as dynamic maps; `to_value` gives the end outcomes their dynamic form.
-pub fn chain_typed<S: Clone, O: Ord + Hash + Clone>(
+pub fn chain_typed<S, O: Hash + Eq + Clone>(
     start: S,
     max_rounds: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,

@@ -197,10 +197,10 @@ fn add_narrow(x: &Ratio<u128>, y: &Ratio<u128>) -> Option<Ratio<u128>> {
     }
     let g = b.gcd(&d);
     let t = (u128::from(a) * u128::from(d / g)).checked_add(u128::from(c) * u128::from(b / g))?;
-    // t mod g fits in 64 bits: g does.
     if t == 0 {
         return Some(Ratio::new_raw(0, 1));
     }
+    // t mod g fits in 64 bits: g does.
     let g2 = u64::try_from(t % u128::from(g)).ok()?.gcd(&g);
     let n = t / u128::from(g2);
     let m = u128::from(b / g) * u128::from(d / g2);
