@@ -214,13 +214,16 @@ fn generated_code_and_interpreter_agree_on_many_random_inputs() {
 #[test]
 fn exact_odds_agree_on_a_sample() {
     let mut g = Gen(ChaCha8Rng::seed_from_u64(3));
-    let mut compared = 0;
+    let (mut compared, mut forward) = (0, 0);
     for (s, c, i) in pairs() {
         for _ in 0..3 {
             let inputs = g.inputs(c);
             // Wide trees are refused by both alike; keep the sample quick.
             let limit = if cfg!(debug_assertions) { 5_000 } else { 50_000 };
-            let (co, io) = rt::with_leaf_limit(limit, || (c.odds(&inputs), i.odds(&inputs)));
+            let before = rt::forward_stats();
+            let co = rt::with_leaf_limit(limit, || c.odds(&inputs));
+            let after = rt::forward_stats();
+            let io = rt::with_leaf_limit(limit, || i.odds(&inputs));
             assert_eq!(
                 co.as_ref().map(|d| &d.outcomes),
                 io.as_ref().map(|d| &d.outcomes),
@@ -230,10 +233,23 @@ fn exact_odds_agree_on_a_sample() {
             );
             if co.is_ok() {
                 compared += 1;
+                // The compiled odds come from the resolver's forward pass where it has one, and
+                // that pass answers wherever the replay does.
+                assert_eq!(
+                    after.1, before.1,
+                    "{}.{}: the forward pass failed where the replay answers, on {inputs:?}",
+                    s.name, c.name
+                );
+                forward += after.0 - before.0;
             }
         }
     }
     assert!(compared > 40, "only {compared} distributions were computed");
+    eprintln!("{compared} distributions agree, {forward} of them from a forward pass");
+    assert!(
+        forward * 2 > compared,
+        "only {forward} of {compared} distributions came from a forward pass"
+    );
 }
 
 /// Exact odds branch over a callee's outcomes (`rt::memo_call`) instead of replaying its dice at

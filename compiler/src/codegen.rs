@@ -115,6 +115,21 @@ struct Gen<'a> {
     /// (`ir::classed_rolls`): roll's local → table. Exact odds branch over its rows
     /// (`Dice::roll_classed`).
     classed: std::cell::RefCell<BTreeMap<String, usize>>,
+    /// Per resolver: has it a forward pass (`ir::forward_passes`)?
+    forward: Vec<bool>,
+    /// Writing a forward pass (`rt_fwd_<name>`): a `return` hands the leaf to the sink, and no
+    /// local is moved out (the rest of the body runs once per value of each roll before it).
+    fwd: std::cell::Cell<bool>,
+    /// The forward pass's `var` locals in scope, copied afresh for each value of a roll.
+    fwd_vars: std::cell::RefCell<Vec<String>>,
+    /// The labels of the forward pass's loops over values around the statement being written.
+    fwd_loops: std::cell::RefCell<Vec<String>>,
+    /// Loops over values written so far in the resolver's forward pass: names their labels.
+    fwd_labels: std::cell::Cell<usize>,
+    /// Does the resolver being written collect failed `require`s (`violations`)?
+    requires: std::cell::Cell<bool>,
+    /// The typed exact odds of each resolver, for the system's `odds` module.
+    odds_fns: std::cell::RefCell<Vec<String>>,
 }
 
 impl<'a> Gen<'a> {
@@ -134,6 +149,13 @@ impl<'a> Gen<'a> {
             site_fns: Default::default(),
             deferred: Default::default(),
             classed: Default::default(),
+            forward: crate::ir::forward_passes(sys),
+            fwd: Default::default(),
+            fwd_vars: Default::default(),
+            fwd_loops: Default::default(),
+            fwd_labels: Default::default(),
+            requires: Default::default(),
+            odds_fns: Default::default(),
         }
     }
 
@@ -163,6 +185,10 @@ impl<'a> Gen<'a> {
         for s in self.specs.borrow().iter() {
             m.raw(s);
         }
+        m.raw(format!(
+            "/// Exact odds of each resolver of the system as its typed outcomes: the same distribution as\n/// `odds` gives, worked out by the resolver's forward pass where it has one.\npub mod odds {{\nuse super::*;\n{}\n}}",
+            self.odds_fns.borrow().concat()
+        ));
         m.raw(self.registry());
         m.raw(self.keys_module());
         let doc = format!("//! {} — compiled from `rules-src/{}/`.", sys.title, sys.name);
@@ -833,12 +859,13 @@ impl<'a> Gen<'a> {
         // The resolver.
         let mut body = String::new();
         let _ = writeln!(body, "if T::ENABLED {{ trace.event(rt::Event::Enter {{ resolver: {}.to_string(), title: {}.to_string(), cite: {}.to_string() }}); }}", lit(&r.name), lit(&r.title), lit(&r.cite));
+        let mut checks = String::new();
         for p in &r.inputs {
             if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
-                let _ = writeln!(body, "if !({lo}i64..={hi}i64).contains(&inp.{n}) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
+                let _ = writeln!(checks, "if !({lo}i64..={hi}i64).contains(&inp.{n}) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
             }
             if let (Some((lo, hi)), Ty::Dec) = (p.bounds, &p.ty) {
-                let _ = writeln!(body, "if inp.{n} < rt::Dec::from_int({lo}i64) || inp.{n} > rt::Dec::from_int({hi}i64) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
+                let _ = writeln!(checks, "if inp.{n} < rt::Dec::from_int({lo}i64) || inp.{n} > rt::Dec::from_int({hi}i64) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
             }
         }
         let inits: Vec<String> = r
@@ -855,15 +882,18 @@ impl<'a> Gen<'a> {
                 )
             })
             .collect();
-        let _ = writeln!(body, "let mut out = {cname}Outcome {{ {} }};", inits.join(" "));
+        let _ = writeln!(checks, "let mut out = {cname}Outcome {{ {} }};", inits.join(" "));
         // Every failed `require` is collected, so the user sees all broken limits at once.
         let has_requires = contains_require(&r.body);
+        self.requires.set(has_requires);
         if has_requires {
-            body.push_str("let mut violations: Option<Vec<rt::Violation>> = None;\n");
+            checks.push_str("let mut violations: Option<Vec<rt::Violation>> = None;\n");
         }
         for f in self.deferred.borrow().keys() {
-            let _ = writeln!(body, "let mut rt_keep_{f} = false;");
+            let _ = writeln!(checks, "let mut rt_keep_{f} = false;");
         }
+        // The inputs checked, the outcome and what the body keeps made: both passes start so.
+        body.push_str(&checks);
         body.push_str("'body: {\n");
         self.block(&r.body, &mut body);
         body.push_str("}\n");
@@ -974,12 +1004,13 @@ impl<'a> Gen<'a> {
         s.push_fn(f);
         s.push_fn(b);
         out.push_str(&s.to_string());
+        out.push_str(&self.forward_def(rid, r, &checks, &lend));
         for f in self.site_fns.borrow_mut().drain(..) {
             out.push_str(&f);
         }
         let _ = writeln!(
             out,
-            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn odds_{n}(inputs_: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; let d = rt::enumerate(|dice_| {rn}(dice_, &mut rt::NoTrace, &typed_))?; let mut outcomes: Vec<(rt::Value, rt::Prob)> = d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(); outcomes.sort_by(|a, b| a.0.cmp(&b.0)); Ok(rt::Distribution {{ outcomes }}) }}",
+            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn odds_{n}(inputs_: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; let d = odds::{rn}(&typed_)?; let mut outcomes: Vec<(rt::Value, rt::Prob)> = d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(); outcomes.sort_by(|a, b| a.0.cmp(&b.0)); Ok(rt::Distribution {{ outcomes }}) }}",
             n = r.name,
             rn = raw_ident(&r.name)
         );
@@ -988,6 +1019,47 @@ impl<'a> Gen<'a> {
         }
         let _ = rid;
         Ok(out)
+    }
+
+    /// The resolver's forward pass (`rt_fwd_<name>`, when it has one: `ir::forward_passes`) and
+    /// its typed exact odds in the system's `odds` module, by the forward pass or else by replay.
+    /// `checks` starts the body (inputs checked, outcome made), `lend` makes its `RtArgs…` of the
+    /// typed inputs `inp`.
+    fn forward_def(&self, rid: usize, r: &'a ResolverDef, checks: &str, lend: &[String]) -> String {
+        let cname = camel(&r.name);
+        let rn = raw_ident(&r.name);
+        let doc = format!(
+            "/// Exact odds of `{}` ({}) [{}]: every distinct outcome with its exact probability, as `rt::enumerate` of\n/// the resolver gives them.\n",
+            r.name, r.title, r.cite
+        );
+        if !self.forward.get(rid).copied().unwrap_or(false) {
+            self.odds_fns.borrow_mut().push(format!(
+                "{doc}pub fn {rn}(inp: &{cname}Inputs) -> Result<rt::Distribution<{cname}Outcome>, rt::Error> {{ rt::enumerate(|dice_| super::{rn}(dice_, &mut rt::NoTrace, inp)) }}\n"
+            ));
+            return String::new();
+        }
+        // The body again, as a forward pass: locals named afresh, nothing moved out.
+        self.ref_locals.borrow_mut().clear();
+        self.view_locals.borrow_mut().clear();
+        self.takeable.borrow_mut().clear();
+        self.fwd_vars.borrow_mut().clear();
+        self.fwd_loops.borrow_mut().clear();
+        self.fwd_labels.set(0);
+        self.fwd.set(true);
+        let mut body = String::from(checks);
+        self.fwd_block(&r.body, &[], &mut body);
+        body.push_str("Ok(())");
+        self.fwd.set(false);
+        let lifetime = if r.inputs.iter().any(|p| !is_copy(&p.ty)) { "<'_>" } else { "" };
+        self.odds_fns.borrow_mut().push(format!(
+            "{doc}pub fn {rn}(inp: &{cname}Inputs) -> Result<rt::Distribution<{cname}Outcome>, rt::Error> {{ rt::enumerate_forward(|e_, s_| super::rt_fwd_{n}(e_, &mut rt::NoTrace, &RtArgs{cname} {{ {} }}, rt::Fw::one(), s_), |dice_| super::{rn}(dice_, &mut rt::NoTrace, inp)) }}\n",
+            lend.join(", "),
+            n = r.name
+        ));
+        format!(
+            "/// The forward pass of `{n}` for exact odds (`rt::enumerate_forward`): each leaf's outcome and weight go to `rt_sink`.\n#[doc(hidden)]\npub fn rt_fwd_{n}<T: rt::Trace>(rt_e: &mut rt::Enumerator, trace: &mut T, inp: &RtArgs{cname}{lifetime}, rt_w: rt::Fw, rt_sink: rt::Sink<'_, {cname}Outcome>) -> Result<(), rt::Error> {{\n{body}\n}}\n",
+            n = r.name
+        )
     }
 
     /// A resolver written as the step of a procedure: some outputs carry the next round's inputs
@@ -1062,7 +1134,7 @@ impl<'a> Gen<'a> {
              next: |s, o| {cname}Inputs {{ {} }}, \
              hash: |s| {}, next_hash: |_s, o| {}, \
              same: |s, t| {}, next_is: |_s, o, t| {} }}; \
-             Some({cname}Inputs::from_values(inputs_).and_then(|start_| rt::chain_typed(start_, max_rounds_, &mut |s_| rt::enumerate(|dice_| {rn}(dice_, &mut rt::NoTrace, s_)), &step_, |o| o.to_value()))) }}\n",
+             Some({cname}Inputs::from_values(inputs_).and_then(|start_| rt::chain_typed(start_, max_rounds_, &mut |s_| odds::{rn}(s_), &step_, |o| o.to_value()))) }}\n",
             arms.join(" "),
             fields.join(", "),
             hash_of("s"),
@@ -1446,104 +1518,13 @@ impl<'a> Gen<'a> {
                     lit(cite)
                 );
             }
-            Stmt::If { arms, otherwise } => {
-                for (i, (c, b)) in arms.iter().enumerate() {
-                    let _ = writeln!(o, "{}if {} {{", if i == 0 { "" } else { " else " }, self.expr(c));
-                    self.block(b, o);
-                    o.push('}');
-                }
-                if !otherwise.is_empty() {
-                    o.push_str(" else {\n");
-                    self.block(otherwise, o);
-                    o.push('}');
-                }
-                o.push('\n');
-            }
-            Stmt::Match { scrutinee, arms } if scrutinee.ty == Ty::Dec => {
-                // A decimal is matched with guards: `scrut if lo <= scrut && scrut <= hi`.
-                let _ = writeln!(o, "match {} {{", self.expr(scrutinee));
-                for (pats, body) in arms {
-                    let conds: Vec<String> = pats
-                        .iter()
-                        .map(|p| match p {
-                            Pattern::DecRange(a, b) => {
-                                let mut c = Vec::new();
-                                if let Some((n, d)) = a {
-                                    c.push(format!("rt::Dec::raw({n}, {d}) <= scrut"));
-                                }
-                                if let Some((n, d)) = b {
-                                    c.push(format!("scrut <= rt::Dec::raw({n}, {d})"));
-                                }
-                                if c.is_empty() {
-                                    "true".to_string()
-                                } else {
-                                    format!("({})", c.join(" && "))
-                                }
-                            }
-                            _ => "true".to_string(),
-                        })
-                        .collect();
-                    let _ = writeln!(o, "scrut if {} => {{", conds.join(" || "));
-                    self.block(body, o);
-                    o.push_str("}\n");
-                }
-                o.push_str("_ => {}\n}\n");
-            }
-            Stmt::Match { scrutinee, arms } => {
-                let _ = writeln!(o, "match {} {{", self.expr(scrutinee));
-                let mut has_wild = false;
-                for (pats, body) in arms {
-                    let ps: Vec<String> = pats
-                        .iter()
-                        .map(|p| match p {
-                            Pattern::Wild => {
-                                has_wild = true;
-                                "_".to_string()
-                            }
-                            Pattern::Range(a, b) => match (a, b) {
-                                (Some(a), Some(b)) if a == b => format!("{a}"),
-                                (Some(a), Some(b)) => format!("{a}..={b}"),
-                                (None, Some(b)) => format!("..={b}"),
-                                (Some(a), None) => format!("{a}.."),
-                                (None, None) => "_".into(),
-                            },
-                            Pattern::Variant(e, v) => {
-                                format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[*v].0))
-                            }
-                            // Decimals are matched above, with guards.
-                            Pattern::DecRange(..) => "_".into(),
-                        })
-                        .collect();
-                    let _ = writeln!(o, "{} => {{", ps.join(" | "));
-                    self.block(body, o);
-                    o.push_str("}\n");
-                }
-                if !has_wild {
-                    o.push_str("_ => {}\n");
-                }
-                o.push_str("}\n");
-            }
+            Stmt::If { arms, otherwise } => self.if_code(arms, otherwise, false, o, &|b, o| self.block(b, o)),
+            Stmt::Match { scrutinee, arms } => self.match_code(scrutinee, arms, o, &|b, o| self.block(b, o)),
             Stmt::Call { var, resolver, args, cite } => {
                 let callee = &self.sys.resolvers[*resolver];
-                // Arguments are evaluated before the call, which borrows `dice` and `trace` itself.
-                // A resolver's body takes what is not `Copy` by reference: a place (a local, an
-                // input, a field of one) is lent as it is, anything else is made first. A policy
-                // goes through the `Policy` trait's hidden `rt_` method: the rules' own policy
-                // reads the loan, an application's gets owned inputs.
-                let mut fields = Vec::new();
-                for (i, (n, e)) in args.iter().enumerate() {
-                    let param_ty = callee.inputs.iter().find(|p| &p.name == n).map(|p| &p.ty);
-                    if is_copy(&e.ty) {
-                        let code = self.owned_expr(e);
-                        let _ = writeln!(o, "let {var}_a{i} = {code};");
-                    } else if is_place(e) && param_ty == Some(&e.ty) {
-                        let _ = writeln!(o, "let {var}_a{i} = &{};", self.expr(e));
-                    } else {
-                        let code = self.owned_expr(e);
-                        let _ = writeln!(o, "let {var}_a{i} = &{code};");
-                    }
-                    fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
-                }
+                // A policy goes through the `Policy` trait's hidden `rt_` method: the rules' own
+                // policy reads the loan, an application's gets owned inputs.
+                let fields = self.call_args(var, callee, args, o);
                 let callee_fn = if callee.policy {
                     format!("policy.rt_{}", callee.name)
                 } else {
@@ -1563,13 +1544,7 @@ impl<'a> Gen<'a> {
                     let n = self.call_sites.get();
                     self.call_sites.set(n + 1);
                     let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.clone()"));
-                    let project = match self.call_reads.borrow().get(var) {
-                        Some(Some(fields)) => {
-                            let fs: Vec<String> = fields.iter().map(|f| format!("o.{}.clone(), ", raw_ident(f))).collect();
-                            format!("({})", fs.concat())
-                        }
-                        _ => "o.clone()".to_string(),
-                    };
+                    let project = self.call_project(var);
                     // The call itself is a function of its own, outside the generic body: one copy
                     // of it whatever the dice and the trace (debug builds compile every copy).
                     let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) {
@@ -1608,6 +1583,15 @@ impl<'a> Gen<'a> {
                     self.message(text),
                     lit(cite)
                 );
+            }
+            Stmt::Return if self.fwd.get() => {
+                self.fwd_leaf(o);
+                match self.fwd_loops.borrow().last() {
+                    Some(l) => {
+                        let _ = writeln!(o, "continue '{l};");
+                    }
+                    None => o.push_str("return Ok(());\n"),
+                }
             }
             Stmt::Return => o.push_str("break 'body;\n"),
             Stmt::Break => o.push_str("break;\n"),
@@ -1654,6 +1638,307 @@ impl<'a> Gen<'a> {
                 o.push_str("}\n");
             }
         }
+    }
+
+    /// The arguments of the call bound to `var`, evaluated before it (the call borrows `dice` and
+    /// `trace` itself), as the fields of the callee's `RtArgs…`. A resolver's body takes what is
+    /// not `Copy` by reference: a place (a local, an input, a field of one) is lent as it is,
+    /// anything else is made first.
+    fn call_args(&self, var: &str, callee: &ResolverDef, args: &[(String, Expr)], o: &mut String) -> Vec<String> {
+        let mut fields = Vec::new();
+        for (i, (n, e)) in args.iter().enumerate() {
+            let param_ty = callee.inputs.iter().find(|p| &p.name == n).map(|p| &p.ty);
+            if is_copy(&e.ty) {
+                let code = self.owned_expr(e);
+                let _ = writeln!(o, "let {var}_a{i} = {code};");
+            } else if is_place(e) && param_ty == Some(&e.ty) {
+                let _ = writeln!(o, "let {var}_a{i} = &{};", self.expr(e));
+            } else {
+                let code = self.owned_expr(e);
+                let _ = writeln!(o, "let {var}_a{i} = &{code};");
+            }
+            fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
+        }
+        fields
+    }
+
+    /// What the caller reads of the outcome `o` of the call bound to `var`: exact odds tell the
+    /// callee's outcomes apart by it.
+    fn call_project(&self, var: &str) -> String {
+        match self.call_reads.borrow().get(var) {
+            Some(Some(fields)) => {
+                let fs: Vec<String> = fields.iter().map(|f| format!("o.{}.clone(), ", raw_ident(f))).collect();
+                format!("({})", fs.concat())
+            }
+            _ => "o.clone()".to_string(),
+        }
+    }
+
+    /// An `if`, each arm's statements written by `body`; the `else` too when there is one or
+    /// `always_else` asks (a forward pass puts the rest of the body in it).
+    fn if_code(
+        &self,
+        arms: &'a [(Expr, Vec<Stmt>)],
+        otherwise: &'a [Stmt],
+        always_else: bool,
+        o: &mut String,
+        body: &dyn Fn(&'a [Stmt], &mut String),
+    ) {
+        for (i, (c, b)) in arms.iter().enumerate() {
+            let _ = writeln!(o, "{}if {} {{", if i == 0 { "" } else { " else " }, self.expr(c));
+            body(b, o);
+            o.push('}');
+        }
+        if !otherwise.is_empty() || always_else {
+            o.push_str(" else {\n");
+            body(otherwise, o);
+            o.push('}');
+        }
+        o.push('\n');
+    }
+
+    /// A `match`, each arm's statements written by `body`, and a last `_` arm (when the patterns
+    /// leave values out) written by `body` of no statements.
+    fn match_code(&self, scrutinee: &Expr, arms: &'a [(Vec<Pattern>, Vec<Stmt>)], o: &mut String, body: &dyn Fn(&'a [Stmt], &mut String)) {
+        if scrutinee.ty == Ty::Dec {
+            // A decimal is matched with guards: `scrut if lo <= scrut && scrut <= hi`.
+            let _ = writeln!(o, "match {} {{", self.expr(scrutinee));
+            for (pats, b) in arms {
+                let conds: Vec<String> = pats
+                    .iter()
+                    .map(|p| match p {
+                        Pattern::DecRange(a, b) => {
+                            let mut c = Vec::new();
+                            if let Some((n, d)) = a {
+                                c.push(format!("rt::Dec::raw({n}, {d}) <= scrut"));
+                            }
+                            if let Some((n, d)) = b {
+                                c.push(format!("scrut <= rt::Dec::raw({n}, {d})"));
+                            }
+                            if c.is_empty() {
+                                "true".to_string()
+                            } else {
+                                format!("({})", c.join(" && "))
+                            }
+                        }
+                        _ => "true".to_string(),
+                    })
+                    .collect();
+                let _ = writeln!(o, "scrut if {} => {{", conds.join(" || "));
+                body(b, o);
+                o.push_str("}\n");
+            }
+            o.push_str("_ => {");
+            body(&[], o);
+            o.push_str("}\n}\n");
+            return;
+        }
+        let _ = writeln!(o, "match {} {{", self.expr(scrutinee));
+        let mut has_wild = false;
+        for (pats, b) in arms {
+            let ps: Vec<String> = pats
+                .iter()
+                .map(|p| match p {
+                    Pattern::Wild => {
+                        has_wild = true;
+                        "_".to_string()
+                    }
+                    Pattern::Range(a, b) => match (a, b) {
+                        (Some(a), Some(b)) if a == b => format!("{a}"),
+                        (Some(a), Some(b)) => format!("{a}..={b}"),
+                        (None, Some(b)) => format!("..={b}"),
+                        (Some(a), None) => format!("{a}.."),
+                        (None, None) => "_".into(),
+                    },
+                    Pattern::Variant(e, v) => {
+                        format!("{}::{}", camel(&self.sys.enums[*e].name), camel(&self.sys.enums[*e].variants[*v].0))
+                    }
+                    // Decimals are matched above, with guards.
+                    Pattern::DecRange(..) => "_".into(),
+                })
+                .collect();
+            let _ = writeln!(o, "{} => {{", ps.join(" | "));
+            body(b, o);
+            o.push_str("}\n");
+        }
+        if !has_wild {
+            o.push_str("_ => {");
+            body(&[], o);
+            o.push_str("}\n");
+        }
+        o.push_str("}\n");
+    }
+
+    // ------------------------------------------------------------ forward pass
+
+    /// Does the forward pass branch at `s`: a roll, a call, or a statement with one inside?
+    fn fwd_branches(s: &Stmt) -> bool {
+        match s {
+            Stmt::Roll { .. } | Stmt::Call { .. } => true,
+            Stmt::If { .. } | Stmt::Match { .. } => s.blocks().iter().any(|b| b.iter().any(Self::fwd_branches)),
+            _ => false,
+        }
+    }
+
+    /// The forward pass of `stmts`, then of each block of `cont` in turn (what follows them in
+    /// the blocks around), then the leaf. At a roll or call the rest goes inside its loop over
+    /// values; at an `if` or `match` with one inside, into each arm (and an `else` or `_` arm
+    /// made for it).
+    fn fwd_block(&self, stmts: &'a [Stmt], cont: &[&'a [Stmt]], o: &mut String) {
+        let scope = self.fwd_vars.borrow().len();
+        let mut ended = false;
+        for (i, s) in stmts.iter().enumerate() {
+            if Self::fwd_branches(s) {
+                let mut next: Vec<&'a [Stmt]> = vec![&stmts[i + 1..]];
+                next.extend_from_slice(cont);
+                self.fwd_stmt(s, &next, o);
+                ended = true;
+                break;
+            }
+            // What may still run after `s`: the rest of this block and every block of `cont`
+            // (a view of a list must not outlive a change to it, `viewable`).
+            let depth = self.later.borrow().len();
+            {
+                let mut later = self.later.borrow_mut();
+                for b in cont.iter().rev().copied().chain(std::iter::once(&stmts[i + 1..])) {
+                    later.push(Later {
+                        stmts: b,
+                        fresh: Vec::new(),
+                        last: false,
+                    });
+                }
+            }
+            self.stmt(s, o);
+            self.later.borrow_mut().truncate(depth);
+            if let Stmt::Var { var, .. } = s {
+                self.fwd_vars.borrow_mut().push(var.clone());
+            }
+            if matches!(s, Stmt::Return) {
+                // The leaf is handed on: nothing after it runs.
+                ended = true;
+                break;
+            }
+        }
+        if !ended {
+            match cont.split_first() {
+                Some((first, rest)) => self.fwd_block(first, rest, o),
+                None => self.fwd_leaf(o),
+            }
+        }
+        self.fwd_vars.borrow_mut().truncate(scope);
+    }
+
+    /// A statement of the forward pass that branches (`fwd_branches`), `next` what follows it.
+    fn fwd_stmt(&self, s: &'a Stmt, next: &[&'a [Stmt]], o: &mut String) {
+        let rest = |b: &'a [Stmt], o: &mut String| {
+            let mut c: Vec<&'a [Stmt]> = vec![b];
+            c.extend_from_slice(next);
+            self.fwd_block(c[0], &c[1..], o);
+        };
+        match s {
+            Stmt::Roll { var, label, dice, .. } => {
+                let spec = self.spec(dice, label);
+                let rows = match self.classed.borrow().get(var).and_then(|t| self.sys.tables.get(*t)) {
+                    Some(t) => {
+                        let rows: Vec<String> = t.rows.iter().map(|r| format!("({}i64, {}i64)", r.range.0, r.range.1)).collect();
+                        format!("Some(&[{}])", rows.join(", "))
+                    }
+                    None => "None".to_string(),
+                };
+                let _ = writeln!(o, "let {var}_d = rt_e.fwd_dice(&{spec}, {rows})?;");
+                let label = self.fwd_loop();
+                let _ = writeln!(
+                    o,
+                    "'{label}: for &({var}, rt_c) in {var}_d.0.iter() {{ let rt_w = rt_w.roll(rt_c, {var}_d.1, {var}_d.0.len());"
+                );
+                self.fwd_iteration(&label, o, &|o| rest(&[], o));
+            }
+            Stmt::Call { var, resolver, args, .. } => {
+                let callee = &self.sys.resolvers[*resolver];
+                let cname = camel(&callee.name);
+                let fields = self.call_args(var, callee, args, o);
+                let n = self.call_sites.get();
+                self.call_sites.set(n + 1);
+                let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.clone()"));
+                let project = self.call_project(var);
+                let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) {
+                    "<'_>"
+                } else {
+                    ""
+                };
+                let run = if self.forward.get(*resolver).copied().unwrap_or(false) {
+                    let lend = per_input(callee, |f| format!("{f}: i.{f}"), |f| format!("{f}: &i.{f}"));
+                    format!(
+                        "fwd_call({n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i, s| rt_fwd_{}(e, &mut rt::NoTrace, &RtArgs{cname} {{ {} }}, rt::Fw::one(), s))",
+                        inputs.join(", "),
+                        callee.name,
+                        lend.join(", ")
+                    )
+                } else {
+                    format!(
+                        "fwd_call_replayed({n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i))",
+                        inputs.join(", "),
+                        raw_ident(&callee.name)
+                    )
+                };
+                self.site_fns.borrow_mut().push(format!(
+                    "fn rt_fcall_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Result<u32, rt::Error> {{ e.{run} }}\n"
+                ));
+                let _ = writeln!(
+                    o,
+                    "let {var}_args = RtArgs{cname} {{ {} }};\nlet {var}_ix = rt_fcall_{n}(rt_e, &{var}_args)?;",
+                    fields.join(", ")
+                );
+                let label = self.fwd_loop();
+                let _ = writeln!(
+                    o,
+                    "'{label}: for rt_k in 0..rt_e.call_classes({var}_ix) {{ let (mut {var}, rt_w) = rt_e.call_class::<{cname}Outcome>({var}_ix, rt_k, &rt_w)?;"
+                );
+                self.fwd_iteration(&label, o, &|o| rest(&[], o));
+            }
+            Stmt::If { arms, otherwise } => self.if_code(arms, otherwise, true, o, &rest),
+            Stmt::Match { scrutinee, arms } => self.match_code(scrutinee, arms, o, &rest),
+            // Only the statements above branch.
+            _ => self.stmt(s, o),
+        }
+    }
+
+    /// A new label for a loop over values.
+    fn fwd_loop(&self) -> String {
+        let n = self.fwd_labels.get();
+        self.fwd_labels.set(n + 1);
+        format!("rt_b{n}")
+    }
+
+    /// The body of a loop over values, opened by the caller: what the body changes (the outcome,
+    /// the failed `require`s, the `var` locals) starts each value as it was before the loop.
+    fn fwd_iteration(&self, label: &str, o: &mut String, body: &dyn Fn(&mut String)) {
+        o.push_str("let mut out = out.clone();\n");
+        if self.requires.get() {
+            o.push_str("let mut violations = violations.clone();\n");
+        }
+        for f in self.deferred.borrow().keys() {
+            let _ = writeln!(o, "let mut rt_keep_{f} = rt_keep_{f};");
+        }
+        for v in self.fwd_vars.borrow().iter() {
+            let _ = writeln!(o, "let mut {v} = {v}.clone();");
+        }
+        self.fwd_loops.borrow_mut().push(label.to_string());
+        body(o);
+        self.fwd_loops.borrow_mut().pop();
+        o.push_str("}\n");
+    }
+
+    /// The end of a path of the forward pass: the outcome, as the resolver's body returns it, and
+    /// the path's weight go to the sink.
+    fn fwd_leaf(&self, o: &mut String) {
+        for (f, i) in self.deferred.borrow().iter() {
+            let _ = writeln!(o, "if rt_keep_{f} {{ out.{} = (*inp.{}).to_vec(); }}", raw_ident(f), raw_ident(i));
+        }
+        if self.requires.get() {
+            o.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
+        }
+        o.push_str("rt_sink(out, rt_w)?;\n");
     }
 
     /// `xs = map(x in xs: if c then x with (f: v) else x)` (what `xs = update(x in xs where c:
@@ -1927,6 +2212,9 @@ impl<'a> Gen<'a> {
 
     /// Nothing that may still run reads `v` (or, with a field, `v.field`).
     fn dead(&self, v: &str, field: Option<&str>) -> bool {
+        if self.fwd.get() {
+            return false;
+        }
         for l in self.later.borrow().iter().rev() {
             let fresh = l.fresh.iter().any(|f| f == v);
             if !fresh && l.stmts.iter().any(|s| stmt_reads(s, v, field)) {

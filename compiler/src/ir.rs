@@ -759,6 +759,25 @@ pub fn classed_rolls(sys: &System, body: &[Stmt]) -> std::collections::BTreeMap<
         .collect()
 }
 
+/// Per resolver: has it a forward pass for exact odds (`rt_fwd_<name>` in generated code,
+/// `rulebook_runtime::enumerate_forward`)? When it branches over its calls (`branches_over_calls`)
+/// and no roll or call is inside a loop: the pass puts the rest of the body inside a loop over
+/// each roll's values and each call's classes, which a statement run again by a loop cannot have.
+pub fn forward_passes(sys: &System) -> Vec<bool> {
+    fn in_loop(stmts: &[Stmt], inside: bool) -> bool {
+        stmts.iter().any(|s| match s {
+            Stmt::Roll { .. } | Stmt::Call { .. } => inside,
+            Stmt::Repeat { .. } | Stmt::For { .. } => s.blocks().into_iter().any(|b| in_loop(b, true)),
+            _ => s.blocks().into_iter().any(|b| in_loop(b, inside)),
+        })
+    }
+    branches_over_calls(sys)
+        .into_iter()
+        .zip(&sys.resolvers)
+        .map(|(b, r)| b && !in_loop(&r.body, false))
+        .collect()
+}
+
 /// Per resolver: do exact odds branch over its outcomes where another calls it
 /// (`rulebook_runtime::memo_call`)? Not when a policy decides in it, itself or through its calls:
 /// an application's policy is its own code. Both backends ask this, so they walk the same tree.

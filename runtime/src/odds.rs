@@ -180,8 +180,8 @@ fn mul_narrow(x: &Ratio<u128>, y: &Ratio<u128>) -> Option<Ratio<u128>> {
     if a == 0 || c == 0 {
         return Some(Ratio::new_raw(0, 1));
     }
-    let g1 = a.gcd(&d);
-    let g2 = c.gcd(&b);
+    let g1 = gcd_u64(a, d);
+    let g2 = gcd_u64(c, b);
     let n = u128::from(a / g1) * u128::from(c / g2);
     let m = u128::from(b / g2) * u128::from(d / g1);
     Some(Ratio::new_raw(n, m))
@@ -195,16 +195,39 @@ fn add_narrow(x: &Ratio<u128>, y: &Ratio<u128>) -> Option<Ratio<u128>> {
     if b == 0 || d == 0 {
         return None;
     }
-    let g = b.gcd(&d);
+    let g = gcd_u64(b, d);
     let t = (u128::from(a) * u128::from(d / g)).checked_add(u128::from(c) * u128::from(b / g))?;
     if t == 0 {
         return Some(Ratio::new_raw(0, 1));
     }
     // t mod g fits in 64 bits: g does.
-    let g2 = u64::try_from(t % u128::from(g)).ok()?.gcd(&g);
+    let g2 = gcd_u64(u64::try_from(t % u128::from(g)).ok()?, g);
     let n = t / u128::from(g2);
     let m = u128::from(b / g) * u128::from(d / g2);
     Some(Ratio::new_raw(n, m))
+}
+
+/// The greatest common divisor of two u64 (0 with 0 is 0), by Stein's binary algorithm in its
+/// branch-free form: each step takes the smaller from the larger (a conditional swap, not a
+/// branch the processor must guess) and drops the difference's factors of two. The gcds of exact
+/// odds are of unrelated numbers, whose comparisons a branch predictor guesses no better than
+/// chance; `num_integer`'s branching loop spent most of its time there.
+pub(crate) fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
+    if a == 0 || b == 0 {
+        return a | b;
+    }
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
+    }
 }
 
 fn q_is_nonzero(digits: &str) -> bool {
@@ -373,11 +396,11 @@ struct Step {
 /// roll read through a table (`Dice::roll_classed`), of its rows instead (`rows`): per row in
 /// which a value falls, the least such value and the count of them all.
 #[derive(Debug)]
-struct Cached {
+pub(crate) struct Cached {
     spec: DiceSpec,
     rows: Option<Box<[(i64, i64)]>>,
-    dist: std::rc::Rc<[(i64, u64)]>,
-    total: u64,
+    pub(crate) dist: std::rc::Rc<[(i64, u64)]>,
+    pub(crate) total: u64,
 }
 
 /// `a == b`, field by field, always inlined: every replayed roll is checked against the dice its
@@ -423,12 +446,12 @@ fn classed(dist: &[(i64, u64)], rows: &[(i64, i64)]) -> Vec<(i64, u64)> {
 /// The outcomes of calls worked out once per callee and inputs (`memo_call`), kept for a whole
 /// enumeration and lent to the enumerations of the callees themselves.
 #[derive(Default)]
-struct Memo {
+pub(crate) struct Memo {
     /// Per call site: a `BTreeMap<I, Option<u32>>` from the callee's inputs to its index in
     /// `dists`, or `None` when its own enumeration failed (the call then runs inline, so the
     /// failure is met where plain enumeration would meet it).
     sites: Vec<(usize, Box<dyn std::any::Any>)>,
-    dists: Vec<CallDist>,
+    pub(crate) dists: Vec<CallDist>,
 }
 
 impl fmt::Debug for Memo {
@@ -439,10 +462,10 @@ impl fmt::Debug for Memo {
 
 /// One call's distribution: a representative outcome (a `Vec<O>`, as `Any`) and the probability
 /// of each class of outcomes the caller cannot tell apart.
-struct CallDist {
+pub(crate) struct CallDist {
     site: usize,
-    probs: Vec<Prob>,
-    outcomes: Box<dyn std::any::Any>,
+    pub(crate) probs: Vec<Prob>,
+    pub(crate) outcomes: Box<dyn std::any::Any>,
 }
 
 thread_local! {
@@ -483,13 +506,13 @@ pub struct Enumerator {
     depth: usize,
     /// The first `fresh` steps of `path` hold their weight for the current leaf.
     fresh: usize,
-    cache: Vec<Cached>,
-    memo: Memo,
+    pub(crate) cache: Vec<Cached>,
+    pub(crate) memo: Memo,
     /// The enumeration of a callee inside another (`memo_call`): it leaves progress reports to
     /// the outer one.
-    nested: bool,
+    pub(crate) nested: bool,
     /// The leaf limit of the enumeration under way, which a callee's enumeration keeps.
-    limit: u64,
+    pub(crate) limit: u64,
 }
 
 impl Default for Enumerator {
@@ -503,6 +526,15 @@ impl Enumerator {
         Enumerator {
             // Most resolvers roll or call a few times: one allocation, not three growths.
             path: Vec::with_capacity(8),
+            ..Enumerator::bare()
+        }
+    }
+
+    /// An enumerator that allocates nothing until it is used: a forward pass keeps no path, and
+    /// a callee's may never roll.
+    pub(crate) fn bare() -> Self {
+        Enumerator {
+            path: Vec::new(),
             depth: 0,
             fresh: 0,
             cache: Vec::new(),
@@ -514,7 +546,7 @@ impl Enumerator {
 
     /// Index of `spec`'s distribution in the cache, computing it on first use. A linear scan:
     /// resolvers use a handful of distinct specs, and comparing a few small fields beats hashing.
-    fn cached(&mut self, spec: &DiceSpec, rows: Option<&[(i64, i64)]>) -> Result<usize, Error> {
+    pub(crate) fn cached(&mut self, spec: &DiceSpec, rows: Option<&[(i64, i64)]>) -> Result<usize, Error> {
         if let Some(i) = self.cache.iter().position(|c| c.spec == *spec && c.rows.as_deref() == rows) {
             return Ok(i);
         }
@@ -593,6 +625,21 @@ impl Enumerator {
         project: impl Fn(&O) -> K,
         mut run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
     ) -> Option<u32> {
+        self.call_dist_by(site, inputs, project, |sub, limit, inputs, sink| {
+            walk(sub, limit, |d| run(d, inputs), sink)
+        })
+    }
+
+    /// `call_dist` with the callee's leaves given by `leaves` (a replay, `walk`, or a forward pass,
+    /// `forward::forward_walk`), which takes the callee's enumerator, the leaf limit, the inputs
+    /// and where each leaf goes.
+    pub(crate) fn call_dist_by<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+        &mut self,
+        site: usize,
+        inputs: I,
+        project: impl Fn(&O) -> K,
+        leaves: impl FnOnce(&mut Enumerator, u64, &I, &mut dyn FnMut(O, Weight)) -> Result<(), Error>,
+    ) -> Option<u32> {
         type Site<I> = BTreeMap<I, Option<u32>>;
         let known = self.memo.sites.iter().position(|(s, _)| *s == site);
         if let Some(i) = known {
@@ -605,7 +652,7 @@ impl Enumerator {
         let mut sub = Enumerator {
             memo: std::mem::take(&mut self.memo),
             nested: true,
-            ..Enumerator::new()
+            ..Enumerator::bare()
         };
         // Per class (what the caller reads), the first outcome met in it and the class's weight.
         // A callee has few classes and may have thousands of leaves: a leaf is added to its
@@ -613,23 +660,18 @@ impl Enumerator {
         // first met stays first) and merged at the end, and whenever the list has doubled.
         let mut classes: Vec<(K, O, Weight)> = Vec::new();
         let mut merged_len = 0usize;
-        let walked = walk(
-            &mut sub,
-            self.limit,
-            |d| run(d, &inputs),
-            |o, w| {
-                let k = project(&o);
-                if let Some((_, _, slot)) = classes.iter_mut().rev().take(16).find(|c| c.0 == k) {
-                    slot.add(&w);
-                    return;
-                }
-                classes.push((k, o, w));
-                if classes.len() >= 2 * merged_len + 32 {
-                    merge_classes(&mut classes);
-                    merged_len = classes.len();
-                }
-            },
-        );
+        let walked = leaves(&mut sub, self.limit, &inputs, &mut |o, w| {
+            let k = project(&o);
+            if let Some((_, _, slot)) = classes.iter_mut().rev().take(16).find(|c| c.0 == k) {
+                slot.add(&w);
+                return;
+            }
+            classes.push((k, o, w));
+            if classes.len() >= 2 * merged_len + 32 {
+                merge_classes(&mut classes);
+                merged_len = classes.len();
+            }
+        });
         self.memo = std::mem::take(&mut sub.memo);
         let index = match walked {
             Ok(()) => {
@@ -873,7 +915,8 @@ pub fn with_plain_calls<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// A leaf weight or accumulated probability before reduction.
-enum Weight {
+#[derive(Clone, Debug)]
+pub(crate) enum Weight {
     Small(u128, u128),
     /// Boxed: a leaf list entry stays small (most weights are `Small`).
     Big(Box<BigRational>),
@@ -884,6 +927,29 @@ impl Weight {
         match self {
             Weight::Small(n, d) => BigRational::new(BigInt::from(*n), BigInt::from(*d)),
             Weight::Big(b) => (**b).clone(),
+        }
+    }
+
+    /// This weight times `n/d` (`d` > 0), unreduced while it fits in u128.
+    #[inline]
+    pub(crate) fn times(&self, n: u128, d: u128) -> Weight {
+        if let Weight::Small(a, b) = self {
+            if (*a | *b | n | d) >> 64 == 0 {
+                // Four 64-bit parts: each product fits in u128, no check needed.
+                return Weight::Small(*a * n, *b * d);
+            }
+            if let (Some(x), Some(y)) = (u128::checked_mul(*a, n), u128::checked_mul(*b, d)) {
+                return Weight::Small(x, y);
+            }
+        }
+        Weight::Big(Box::new(self.to_big() * BigRational::new(BigInt::from(n), BigInt::from(d))))
+    }
+
+    /// This weight times `p`.
+    pub(crate) fn times_prob(&self, p: &Prob) -> Weight {
+        match p {
+            Prob::Small(r) => self.times(*r.numer(), *r.denom()),
+            Prob::Big(b) => Weight::Big(Box::new(self.to_big() * b.clone())),
         }
     }
 
@@ -915,7 +981,7 @@ impl Weight {
             Weight::Small(n, d) => {
                 // u64 division is far cheaper than u128's, and most weights fit.
                 if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
-                    let g = n.gcd(&d).max(1);
+                    let g = gcd_u64(n, d).max(1);
                     return Prob::Small(Ratio::new_raw(u128::from(n / g), u128::from(d / g)));
                 }
                 let g = n.gcd(&d).max(1);
@@ -937,46 +1003,82 @@ pub fn enumerate_with_limit<O: Ord + Clone, F: FnMut(&mut Enumerator) -> Result<
     limit: u64,
     f: F,
 ) -> Result<Distribution<O>, Error> {
-    let mut e = Enumerator::new();
-    // Inside `with_shared_calls`, the calls worked out by earlier enumerations come along.
-    if let Some(memo) = SHARED_MEMO.with(|m| m.borrow_mut().as_mut().map(std::mem::take)) {
-        e.memo = memo;
+    let mut e = Enumerator::with_shared_memo(true);
+    let mut acc = Leaves::default();
+    let walked = walk(&mut e, limit, f, |o, w| acc.add(o, w));
+    e.share_memo();
+    walked?;
+    Ok(acc.finish())
+}
+
+impl Enumerator {
+    /// A new enumerator, with the calls worked out by earlier enumerations inside
+    /// `with_shared_calls`.
+    pub(crate) fn with_shared_memo(replay: bool) -> Enumerator {
+        let mut e = if replay { Enumerator::new() } else { Enumerator::bare() };
+        if let Some(memo) = SHARED_MEMO.with(|m| m.borrow_mut().as_mut().map(std::mem::take)) {
+            e.memo = memo;
+        }
+        e
     }
-    // Leaves in the order met, a leaf with the same outcome as the one before added to it; sorted
-    // and merged at the end, and whenever the list has doubled since (memory follows the
-    // distinct outcomes, not the leaves). Cheaper than a map searched at every leaf.
-    let mut acc: Vec<(O, Weight)> = Vec::with_capacity(64);
-    let mut merged_len = 0usize;
-    let walked = walk(&mut e, limit, f, |o, w| {
-        if let Some((last, slot)) = acc.last_mut() {
+
+    /// Hands what the calls gave on to the next enumeration, inside `with_shared_calls`.
+    pub(crate) fn share_memo(&mut self) {
+        SHARED_MEMO.with(|m| {
+            if let Some(shared) = m.borrow_mut().as_mut() {
+                *shared = std::mem::take(&mut self.memo);
+            }
+        });
+    }
+}
+
+/// The leaves of an enumeration in the order met, a leaf with the same outcome as the one before
+/// added to it; sorted and merged at the end, and whenever the list has doubled since (memory
+/// follows the distinct outcomes, not the leaves). Cheaper than a map searched at every leaf.
+pub(crate) struct Leaves<O> {
+    acc: Vec<(O, Weight)>,
+    merged_len: usize,
+}
+
+impl<O> Default for Leaves<O> {
+    fn default() -> Self {
+        Leaves {
+            acc: Vec::with_capacity(64),
+            merged_len: 0,
+        }
+    }
+}
+
+impl<O: Ord> Leaves<O> {
+    pub(crate) fn add(&mut self, o: O, w: Weight) {
+        if let Some((last, slot)) = self.acc.last_mut() {
             if *last == o {
                 slot.add(&w);
                 return;
             }
         }
-        acc.push((o, w));
-        if acc.len() >= 2 * merged_len + 4096 {
-            merge_leaves(&mut acc);
-            merged_len = acc.len();
+        self.acc.push((o, w));
+        if self.acc.len() >= 2 * self.merged_len + 4096 {
+            merge_leaves(&mut self.acc);
+            self.merged_len = self.acc.len();
         }
-    });
-    SHARED_MEMO.with(|m| {
-        if let Some(shared) = m.borrow_mut().as_mut() {
-            *shared = std::mem::take(&mut e.memo);
+    }
+
+    pub(crate) fn finish(mut self) -> Distribution<O> {
+        merge_leaves(&mut self.acc);
+        Distribution {
+            outcomes: self.acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
         }
-    });
-    walked?;
-    merge_leaves(&mut acc);
-    Ok(Distribution {
-        outcomes: acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
-    })
+    }
 }
 
 /// Sorts `leaves` by outcome and adds up the weights of equal outcomes: one entry per outcome.
-/// The sort need not be stable: equal outcomes are merged, and exact sums do not depend on the
-/// order they are added in.
+/// Equal outcomes are merged, and exact sums do not depend on the order they are added in; the
+/// sort is the stable one for its speed on runs: a forward pass meets its leaves in long sorted
+/// runs (a roll's values ascending, a call's classes in order), which it merges in linear time
+/// where the unstable sort would partition them again.
 fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
-    merge_by_key(leaves, false);
+    merge_by_key(leaves, true);
 }
 
 /// Sorts a callee's classes by what the caller reads (stably: the outcome met first stays the
@@ -1030,8 +1132,23 @@ fn merge_by_key<T: Weighed>(items: &mut Vec<T>, stable: bool) {
     });
 }
 
+/// The watch on this thread, if any (`with_watch`).
+pub(crate) fn current_watch() -> Option<std::sync::Arc<Watch>> {
+    WATCH.with(|w| w.borrow().clone())
+}
+
+/// Are calls made plain on this thread (`with_plain_calls`)?
+pub(crate) fn plain_calls() -> bool {
+    PLAIN_CALLS.with(|p| p.get())
+}
+
+/// The leaf limit on this thread (`with_leaf_limit`).
+pub(crate) fn leaf_limit() -> u64 {
+    LEAF_LIMIT.with(|l| l.get())
+}
+
 /// Runs `f` once per leaf of its roll tree, giving `sink` each leaf's outcome and weight.
-fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
+pub(crate) fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
     e: &mut Enumerator,
     limit: u64,
     mut f: F,
@@ -1100,4 +1217,39 @@ pub struct Chain {
     /// Rounds enumerated: one per distinct state, but for a state met again after a round apart
     /// (enumerated again rather than kept).
     pub states: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gcd_u64;
+    use num_integer::Integer;
+
+    #[test]
+    fn binary_gcd_equals_euclid() {
+        let mut values: Vec<u64> = vec![
+            0,
+            1,
+            2,
+            3,
+            6,
+            36,
+            1296,
+            1 << 63,
+            u64::MAX,
+            u64::MAX - 1,
+            6u64.pow(24),
+            2u64.pow(40) * 3u64.pow(10),
+        ];
+        // A fixed linear congruential sequence: numbers of every size and shape.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..300 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            values.push(x >> (x % 64));
+        }
+        for &a in &values {
+            for &b in &values {
+                assert_eq!(gcd_u64(a, b), a.gcd(&b), "gcd({a}, {b})");
+            }
+        }
+    }
 }

@@ -26,7 +26,7 @@ mod fixtures {
 }
 
 use rulebook::starleader;
-use rulebook_runtime::{self as rt, NoTrace};
+use rulebook_runtime as rt;
 use serde_json::{json, Value as Json};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -49,9 +49,9 @@ fn main() {
     }
 }
 
-/// (a): the exact odds of the fire, typed (`odds/fire_typed`); the number of distinct outcomes.
+/// (a): the exact odds of the fire, typed (`odds/fire_typed`: the generated forward pass).
 fn fire_odds(typed: &starleader::FireInputs) -> Result<rt::Distribution<starleader::FireOutcome>, rt::Error> {
-    rt::enumerate(|d| starleader::fire(d, &mut NoTrace, black_box(typed)))
+    starleader::odds::fire(black_box(typed))
 }
 
 /// (b): the step resolver and its start, bound through the registry as `--set` binds them.

@@ -1,0 +1,193 @@
+//! Exact odds by a forward pass: generated code (`rt_fwd_<resolver>`) runs a resolver's body once,
+//! and at each roll or call goes through the distinct values (or the callee's classes) in a loop
+//! with the rest of the body inside it, handing each leaf's outcome and weight to a sink. What
+//! comes before a roll runs once per node of the tree, not once per leaf as in the replay
+//! (`odds::enumerate`), and no path is kept.
+//!
+//! It is an optimisation of the replay and must give exactly what the replay gives: the same
+//! leaves in the same order (rolls go through their values in ascending order, calls through
+//! their classes as `memo_call` orders them), merged the same way. Where the forward pass meets
+//! any error (a failed `require`, a limit, a callee whose own enumeration fails, a cancelled
+//! watch), `enumerate_forward` runs the replay instead, so errors are the replay's, word for word.
+
+use crate::dice::DiceSpec;
+use crate::error::Error;
+use crate::odds::{current_watch, leaf_limit, plain_calls, walk, Distribution, Enumerator, Leaves, Prob, Weight};
+
+/// The weight of a path of a forward pass, and how wide the tree is along it (the product of the
+/// branch counts, which the replay checks on its first path against the leaf limit).
+#[derive(Clone, Debug)]
+pub struct Fw {
+    weight: Weight,
+    /// Saturates at u64::MAX, which is wider than any leaf limit.
+    width: u64,
+}
+
+impl Fw {
+    /// The root: weight 1.
+    pub fn one() -> Fw {
+        Fw {
+            weight: Weight::Small(1, 1),
+            width: 1,
+        }
+    }
+
+    /// The path through a value thrown `count` times in `total`, of a roll with `branches` values.
+    #[inline]
+    pub fn roll(&self, count: u64, total: u64, branches: usize) -> Fw {
+        Fw {
+            weight: self.weight.times(u128::from(count), u128::from(total)),
+            width: self.width.saturating_mul(u64::try_from(branches.max(1)).unwrap_or(u64::MAX)),
+        }
+    }
+
+    fn call(&self, p: &Prob, branches: usize) -> Fw {
+        Fw {
+            weight: self.weight.times_prob(p),
+            width: self.width.saturating_mul(u64::try_from(branches.max(1)).unwrap_or(u64::MAX)),
+        }
+    }
+}
+
+/// The distinct values of some dice (ascending) with their counts, and the count of them all.
+pub type Values = (std::rc::Rc<[(i64, u64)]>, u64);
+
+/// Where a forward pass hands each leaf: its outcome and its path.
+pub type Sink<'s, O> = &'s mut dyn FnMut(O, Fw) -> Result<(), Error>;
+
+/// The distribution of `fwd` (a resolver's forward pass), or, where it fails or calls are made
+/// plain (`with_plain_calls`), of `replay` (the same resolver under the enumerating dice).
+pub fn enumerate_forward<O: Ord + Clone>(
+    fwd: impl FnOnce(&mut Enumerator, Sink<'_, O>) -> Result<(), Error>,
+    replay: impl FnMut(&mut Enumerator) -> Result<O, Error>,
+) -> Result<Distribution<O>, Error> {
+    let limit = leaf_limit();
+    if plain_calls() {
+        return crate::odds::enumerate_with_limit(limit, replay);
+    }
+    let mut e = Enumerator::with_shared_memo(false);
+    let mut acc = Leaves::default();
+    let walked = forward_walk(&mut e, limit, fwd, |o, w| acc.add(o, w));
+    e.share_memo();
+    match walked {
+        Ok(()) => {
+            STATS.with(|c| c.set((c.get().0 + 1, c.get().1)));
+            Ok(acc.finish())
+        }
+        Err(_) => {
+            STATS.with(|c| c.set((c.get().0, c.get().1 + 1)));
+            crate::odds::enumerate_with_limit(limit, replay)
+        }
+    }
+}
+
+thread_local! {
+    static STATS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// The forward passes `enumerate_forward` completed on this thread so far, and those that failed
+/// (the replay then ran instead): tests hold the forward pass to answering wherever the replay
+/// does, and measure how often it serves.
+pub fn forward_stats() -> (u64, u64) {
+    STATS.with(|c| c.get())
+}
+
+/// Runs a forward pass `f`, counting its leaves against `limit` as the replay (`odds::walk`)
+/// does: past the limit, or a first path wider than it, is `Error::TooManyBranches`; a cancelled
+/// watch stops it. Every leaf goes to `sink`.
+pub(crate) fn forward_walk<O>(
+    e: &mut Enumerator,
+    limit: u64,
+    f: impl FnOnce(&mut Enumerator, Sink<'_, O>) -> Result<(), Error>,
+    mut sink: impl FnMut(O, Weight),
+) -> Result<(), Error> {
+    e.limit = limit;
+    let watch = current_watch();
+    let nested = e.nested;
+    let mut leaves: u64 = 0;
+    let mut leaf = |o: O, w: Fw| -> Result<(), Error> {
+        leaves += 1;
+        // The replay refuses a first path wider than the limit (its width in u128; here a
+        // saturated u64 counts as wider than any limit).
+        if leaves > limit || (leaves == 1 && (w.width > limit || w.width == u64::MAX)) {
+            return Err(Error::TooManyBranches { limit });
+        }
+        if leaves % 1024 == 0 {
+            if let Some(w) = &watch {
+                use std::sync::atomic::Ordering::Relaxed;
+                if !nested {
+                    w.leaves.store(leaves, Relaxed);
+                }
+                if w.cancel.load(Relaxed) {
+                    // The replay that runs instead stops at once too, with its own report.
+                    return Err(Error::internal("forward pass cancelled"));
+                }
+            }
+        }
+        sink(o, w.weight);
+        Ok(())
+    };
+    f(e, &mut leaf)
+}
+
+impl Enumerator {
+    /// The distinct values of `spec` (or, with `rows`, one per row of a table its values fall in,
+    /// as `Dice::roll_classed` branches) with their counts, ascending, and the count of them all.
+    pub fn fwd_dice(&mut self, spec: &DiceSpec, rows: Option<&[(i64, i64)]>) -> Result<Values, Error> {
+        let i = self.cached(spec, rows)?;
+        let c = self.cache.get(i).ok_or_else(|| Error::internal("enumerator cache index"))?;
+        Ok((c.dist.clone(), c.total))
+    }
+
+    /// A call in a forward pass: the index of the callee's classes (what the caller reads of its
+    /// outcomes, `project`), worked out by the callee's own forward pass `run` once per inputs, as
+    /// `memo_call` does by replay.
+    pub fn fwd_call<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+        &mut self,
+        site: usize,
+        inputs: impl FnOnce() -> I,
+        project: impl Fn(&O) -> K,
+        mut run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+    ) -> Result<u32, Error> {
+        self.call_dist_by(site, inputs(), project, |sub, limit, inputs, sink| {
+            forward_walk(sub, limit, |e, s| run(e, inputs, s), sink)
+        })
+        .ok_or_else(|| Error::internal("a callee's enumeration failed"))
+    }
+
+    /// `fwd_call` for a callee without a forward pass: its classes come from its replay.
+    pub fn fwd_call_replayed<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+        &mut self,
+        site: usize,
+        inputs: impl FnOnce() -> I,
+        project: impl Fn(&O) -> K,
+        mut run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
+    ) -> Result<u32, Error> {
+        self.call_dist_by(site, inputs(), project, |sub, limit, inputs, sink| {
+            walk(sub, limit, |d| run(d, inputs), sink)
+        })
+        .ok_or_else(|| Error::internal("a callee's enumeration failed"))
+    }
+
+    /// How many classes the call `index` (`fwd_call`) branches over.
+    pub fn call_classes(&self, index: u32) -> usize {
+        self.memo.dists.get(index as usize).map_or(0, |d| d.probs.len())
+    }
+
+    /// Class `k` of the call `index`: its outcome, and the path `w` through it.
+    pub fn call_class<O: Clone + 'static>(&self, index: u32, k: usize, w: &Fw) -> Result<(O, Fw), Error> {
+        let d = self
+            .memo
+            .dists
+            .get(index as usize)
+            .ok_or_else(|| Error::internal("enumerator call index"))?;
+        let o = d
+            .outcomes
+            .downcast_ref::<Vec<O>>()
+            .and_then(|v| v.get(k))
+            .ok_or_else(|| Error::internal("enumerator call outcome"))?
+            .clone();
+        let p = d.probs.get(k).ok_or_else(|| Error::internal("enumerator call outcome"))?;
+        Ok((o, w.call(p, d.probs.len())))
+    }
+}
