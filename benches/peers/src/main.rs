@@ -1,9 +1,9 @@
 //! The rulebook side of the icepool peer benchmark (issue 15 part 2; `run.sh` beside this crate
 //! runs it, and `README.md` says what each case computes).
 //!
-//! - (a) `fire`: exact odds of a full Starleader fire resolution, the generated
-//!   `rulebook::starleader::fire` under the enumerating dice, on the inputs of `benches/common`
-//!   (the very closure of `benches/odds.rs`, `odds/fire_typed`).
+//! - (a) `fire`: exact odds of a full Starleader fire resolution, the generated forward pass
+//!   `rulebook::starleader::odds::fire`, on the inputs of `benches/common` (the very call of
+//!   `benches/odds.rs`, `odds/fire_typed`).
 //! - (b) `risk`: RISK from 10 armies against 10 to elimination, `runtime::chain` over the
 //!   compiled `risk.attack` step (`benches/fixtures/risk/`, compiled to Rust by `build.rs`),
 //!   each state's round from the registry's compiled odds: what `rulebook odds risk.attack
