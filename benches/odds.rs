@@ -27,7 +27,9 @@ fn bench_odds(c: &mut Criterion) {
     eprintln!("odds: fire has {} distinct outcomes", d.outcomes.len());
 
     let mut group = c.benchmark_group("odds");
-    group.bench_function("fire_typed", |b| b.iter(|| starleader::odds::fire(black_box(&typed)).map(|d| d.outcomes.len())));
+    group.bench_function("fire_typed", |b| {
+        b.iter(|| starleader::odds::fire(black_box(&typed)).map(|d| d.outcomes.len()))
+    });
     group.bench_function("fire_replay", |b| {
         b.iter(|| rt::enumerate(|d| starleader::fire(d, &mut NoTrace, black_box(&typed))).map(|d| d.outcomes.len()))
     });

@@ -1552,10 +1552,24 @@ impl<'a> Gen<'a> {
                     } else {
                         ""
                     };
+                    // A callee with a forward pass is worked out by it.
+                    let run = if self.forward.get(*resolver).copied().unwrap_or(false) {
+                        let lend = per_input(callee, |f| format!("{f}: i.{f}"), |f| format!("{f}: &i.{f}"));
+                        format!(
+                            "memo_call_fwd(e, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i, s| rt_fwd_{}(e, &mut rt::NoTrace, &RtArgs{cname} {{ {} }}, rt::Fw::one(), s))",
+                            inputs.join(", "),
+                            callee.name,
+                            lend.join(", ")
+                        )
+                    } else {
+                        format!(
+                            "memo_call(e, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i))",
+                            inputs.join(", "),
+                            raw_ident(&callee.name)
+                        )
+                    };
                     self.site_fns.borrow_mut().push(format!(
-                        "fn rt_call_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Option<Result<{cname}Outcome, rt::Error>> {{ rt::memo_call(e, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i)) }}\n",
-                        inputs.join(", "),
-                        raw_ident(&callee.name)
+                        "fn rt_call_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Option<Result<{cname}Outcome, rt::Error>> {{ rt::{run} }}\n"
                     ));
                     let _ = writeln!(
                         o,

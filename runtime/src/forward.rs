@@ -10,9 +10,9 @@
 //! any error (a failed `require`, a limit, a callee whose own enumeration fails, a cancelled
 //! watch), `enumerate_forward` runs the replay instead, so errors are the replay's, word for word.
 
-use crate::dice::DiceSpec;
+use crate::dice::{Dice, DiceSpec};
 use crate::error::Error;
-use crate::odds::{current_watch, leaf_limit, plain_calls, walk, Distribution, Enumerator, Leaves, Prob, Weight};
+use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, walk, Distribution, Enumerator, Leaves, Prob, Weight};
 
 /// The weight of a path of a forward pass, and how wide the tree is along it (the product of the
 /// branch counts, which the replay checks on its first path against the leaf limit).
@@ -128,6 +128,22 @@ pub(crate) fn forward_walk<O>(
         Ok(())
     };
     f(e, &mut leaf)
+}
+
+/// `memo_call` (a call under the replaying enumerator) of a callee with a forward pass: its
+/// classes are worked out by that pass (`run`) instead of by replaying it.
+pub fn memo_call_fwd<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>(
+    dice: &mut D,
+    site: usize,
+    inputs: impl FnOnce() -> I,
+    project: impl Fn(&O) -> K,
+    mut run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+) -> Option<Result<O, Error>> {
+    memo_call_by(dice, site, |e| {
+        e.call_dist_by(site, inputs(), project, |sub, limit, inputs, sink| {
+            forward_walk(sub, limit, |e, s| run(e, inputs, s), sink)
+        })
+    })
 }
 
 impl Enumerator {

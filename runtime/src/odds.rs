@@ -461,7 +461,8 @@ impl fmt::Debug for Memo {
 }
 
 /// One call's distribution: a representative outcome (a `Vec<O>`, as `Any`) and the probability
-/// of each class of outcomes the caller cannot tell apart.
+/// of each class of outcomes the caller cannot tell apart (exact, but not always reduced:
+/// `Weight::into_factor`).
 pub(crate) struct CallDist {
     site: usize,
     pub(crate) probs: Vec<Prob>,
@@ -676,7 +677,7 @@ impl Enumerator {
         let index = match walked {
             Ok(()) => {
                 merge_classes(&mut classes);
-                let (outcomes, probs): (Vec<O>, Vec<Prob>) = classes.into_iter().map(|(_, o, w)| (o, w.into_prob())).unzip();
+                let (outcomes, probs): (Vec<O>, Vec<Prob>) = classes.into_iter().map(|(_, o, w)| (o, w.into_factor())).unzip();
                 let index = u32::try_from(self.memo.dists.len()).ok()?;
                 self.memo.dists.push(CallDist {
                     site,
@@ -854,6 +855,16 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
     project: impl Fn(&O) -> K,
     run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
 ) -> Option<Result<O, Error>> {
+    memo_call_by(dice, site, |e| e.call_dist(site, inputs(), project, run))
+}
+
+/// `memo_call` with the callee's classes worked out by `dist` (the index in `Memo::dists`, `None`
+/// when the callee's enumeration failed), when the call is new to the path.
+pub(crate) fn memo_call_by<D: Dice + ?Sized, O: Clone + 'static>(
+    dice: &mut D,
+    site: usize,
+    dist: impl FnOnce(&mut Enumerator) -> Option<u32>,
+) -> Option<Result<O, Error>> {
     if PLAIN_CALLS.with(|p| p.get()) {
         return None;
     }
@@ -869,7 +880,7 @@ pub fn memo_call<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>
             _ => None,
         };
     }
-    let index = e.call_dist(site, inputs(), project, run)?;
+    let index = dist(e)?;
     let count = e.memo.dists.get(index as usize).map_or(0, |d| d.probs.len());
     e.path.push(Step {
         branch: 0,
@@ -974,6 +985,17 @@ impl Weight {
             }
         }
         *self = Weight::Big(Box::new(self.to_big() + o.to_big()));
+    }
+
+    /// The weight as a factor of the paths through a call's class (`CallDist::probs`), which is
+    /// only ever multiplied into path weights, never shown or compared: reduced only when its
+    /// denominator passes 2^32. A class's weight is a sum over the callee's leaves, a few dice
+    /// totals at most below it, and its gcd costs more than the wider products it would spare.
+    fn into_factor(self) -> Prob {
+        match self {
+            Weight::Small(n, d) if d >> 32 == 0 => Prob::Small(Ratio::new_raw(n, d)),
+            w => w.into_prob(),
+        }
     }
 
     fn into_prob(self) -> Prob {
