@@ -197,3 +197,45 @@ fn fire_odds_branch_over_its_calls() {
     let branching = runtime::with_leaf_limit(300, || runtime::odds_dyn(r, &inputs)).unwrap();
     assert_eq!(branching, plain);
 }
+
+/// The typed exact odds (`starleader::odds::fire`) come from the generated forward pass: the same
+/// distribution as the replay of the resolver under the enumerating dice, worked out by the pass
+/// itself (not by falling back to the replay); the same leaf limits as the replay; and where the
+/// inputs are refused, the replay's error, word for word, after the pass has failed.
+#[test]
+fn the_forward_pass_equals_the_replay() {
+    use rulebook::starleader;
+    let (_, _, typed) = common::fire_inputs();
+    let replayed = runtime::enumerate(|d| starleader::fire(d, &mut runtime::NoTrace, &typed)).unwrap();
+    let before = runtime::forward_stats();
+    let forward = starleader::odds::fire(&typed).unwrap();
+    let after = runtime::forward_stats();
+    assert_eq!(forward, replayed);
+    assert_eq!(forward.outcomes.len(), 54);
+    assert_eq!((after.0 - before.0, after.1 - before.1), (1, 0), "one forward pass, which answered");
+
+    // The same limits as the replay: its first path is a hit with the Heavy Hit roll, 4 To Hit
+    // classes x 11 damage classes x 4 Heavy Hit rows = 176 wide, so a limit of 176 answers and one
+    // of 175 refuses, in both.
+    assert_eq!(runtime::with_leaf_limit(176, || starleader::odds::fire(&typed)).unwrap(), replayed);
+    let capped = runtime::with_leaf_limit(175, || starleader::odds::fire(&typed));
+    let capped_replay = runtime::with_leaf_limit(175, || runtime::enumerate(|d| starleader::fire(d, &mut runtime::NoTrace, &typed)));
+    assert!(matches!(capped, Err(runtime::Error::TooManyBranches { limit: 175 })), "{capped:?}");
+    assert_eq!(capped, capped_replay);
+
+    // A target behind an obstacle that blocks Line-of-Sight: refused by a `require` of the callee
+    // `to_hit`, so the pass fails at its first call.
+    let mut blocked = typed.clone();
+    blocked.obstacle_size = 6;
+    let before = runtime::forward_stats();
+    let refused = starleader::odds::fire(&blocked);
+    let after = runtime::forward_stats();
+    let refused_replay = runtime::enumerate(|d| starleader::fire(d, &mut runtime::NoTrace, &blocked));
+    assert!(matches!(refused, Err(runtime::Error::Rejected { .. })), "{refused:?}");
+    assert_eq!(refused, refused_replay);
+    assert_eq!(
+        (after.0 - before.0, after.1 - before.1),
+        (0, 1),
+        "the pass failed and the replay answered"
+    );
+}

@@ -652,6 +652,9 @@ impl Enumerator {
         }
         let mut sub = Enumerator {
             memo: std::mem::take(&mut self.memo),
+            // The dice distributions too: the callee's are often the caller's (entries are only
+            // ever added, so the caller's path keeps its indices).
+            cache: std::mem::take(&mut self.cache),
             nested: true,
             ..Enumerator::bare()
         };
@@ -659,7 +662,7 @@ impl Enumerator {
         // A callee has few classes and may have thousands of leaves: a leaf is added to its
         // class among the last few in the list, or else starts one; sorted by class (stable: the
         // first met stays first) and merged at the end, and whenever the list has doubled.
-        let mut classes: Vec<(K, O, Weight)> = Vec::new();
+        let mut classes: Vec<(K, O, Weight)> = Vec::with_capacity(16);
         let mut merged_len = 0usize;
         let walked = leaves(&mut sub, self.limit, &inputs, &mut |o, w| {
             let k = project(&o);
@@ -674,6 +677,7 @@ impl Enumerator {
             }
         });
         self.memo = std::mem::take(&mut sub.memo);
+        self.cache = std::mem::take(&mut sub.cache);
         let index = match walked {
             Ok(()) => {
                 merge_classes(&mut classes);
