@@ -1,7 +1,7 @@
 //! A small application on the `rulebook` library (`cargo run --example app`): one Starleader shot
 //! with a seed, its outcome and trace as JSON, then the exact odds of the same shot.
-use rulebook::runtime::{enumerate, NoTrace, Recorder, Seeded};
-use rulebook::starleader::{fire, keys, FireInputs, FireResult};
+use rulebook::runtime::{Recorder, Seeded};
+use rulebook::starleader::{fire, keys, odds, FireInputs, FireResult};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The weapon has no default, so `new` takes it; every other input is the rules' default.
@@ -12,7 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{}", serde_json::to_string_pretty(&outcome)?);
     println!("{}", serde_json::to_string_pretty(&trace.events)?);
 
-    let odds = enumerate(|dice| fire(dice, &mut NoTrace, &inputs))?;
+    let odds = odds::fire(&inputs)?;
     let hit = odds.probability(|o| o.result == FireResult::Hit);
     println!("hit: {hit} ({}%)", hit.percent(2));
     Ok(())
