@@ -1541,35 +1541,11 @@ impl<'a> Gen<'a> {
                     // Under exact odds the call branches over the callee's outcomes, told apart
                     // by the fields read after it, each worked out once per inputs.
                     let cname = camel(&callee.name);
-                    let n = self.call_sites.get();
-                    self.call_sites.set(n + 1);
-                    let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.clone()"));
-                    let project = self.call_project(var);
                     // The call itself is a function of its own, outside the generic body: one copy
                     // of it whatever the dice and the trace (debug builds compile every copy).
-                    let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) {
-                        "<'_>"
-                    } else {
-                        ""
-                    };
-                    // A callee with a forward pass is worked out by it.
-                    let run = if self.forward.get(*resolver).copied().unwrap_or(false) {
-                        let lend = per_input(callee, |f| format!("{f}: i.{f}"), |f| format!("{f}: &i.{f}"));
-                        format!(
-                            "memo_call_fwd(e, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i, s| rt_fwd_{}(e, &mut rt::NoTrace, &RtArgs{cname} {{ {} }}, rt::Fw::one(), s))",
-                            inputs.join(", "),
-                            callee.name,
-                            lend.join(", ")
-                        )
-                    } else {
-                        format!(
-                            "memo_call(e, {n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i))",
-                            inputs.join(", "),
-                            raw_ident(&callee.name)
-                        )
-                    };
+                    let (n, lifetime, run) = self.call_site(var, *resolver, "rt::memo_call_fwd(e, ", "rt::memo_call(e, ");
                     self.site_fns.borrow_mut().push(format!(
-                        "fn rt_call_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Option<Result<{cname}Outcome, rt::Error>> {{ rt::{run} }}\n"
+                        "fn rt_call_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Option<Result<{cname}Outcome, rt::Error>> {{ {run} }}\n"
                     ));
                     let _ = writeln!(
                         o,
@@ -1674,6 +1650,40 @@ impl<'a> Gen<'a> {
             fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
         }
         fields
+    }
+
+    /// A new call site of the resolver `resolver`, bound to `var`: its number, the lifetime of
+    /// the `RtArgs…` its site function takes (`a`), and the runtime call that works the callee's
+    /// classes out there: `{forward}n, inputs, project, the callee's forward pass)` for a callee
+    /// with one, else `{replayed}n, inputs, project, the callee under the enumerating dice)`.
+    fn call_site(&self, var: &str, resolver: usize, forward: &str, replayed: &str) -> (usize, &'static str, String) {
+        let callee = &self.sys.resolvers[resolver];
+        let cname = camel(&callee.name);
+        let n = self.call_sites.get();
+        self.call_sites.set(n + 1);
+        let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.clone()"));
+        let project = self.call_project(var);
+        let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) {
+            "<'_>"
+        } else {
+            ""
+        };
+        let run = if self.forward.get(resolver).copied().unwrap_or(false) {
+            let lend = per_input(callee, |f| format!("{f}: i.{f}"), |f| format!("{f}: &i.{f}"));
+            format!(
+                "{forward}{n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i, s| rt_fwd_{}(e, &mut rt::NoTrace, &RtArgs{cname} {{ {} }}, rt::Fw::one(), s))",
+                inputs.join(", "),
+                callee.name,
+                lend.join(", ")
+            )
+        } else {
+            format!(
+                "{replayed}{n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i))",
+                inputs.join(", "),
+                raw_ident(&callee.name)
+            )
+        };
+        (n, lifetime, run)
     }
 
     /// What the caller reads of the outcome `o` of the call bound to `var`: exact odds tell the
@@ -1871,32 +1881,9 @@ impl<'a> Gen<'a> {
                 let callee = &self.sys.resolvers[*resolver];
                 let cname = camel(&callee.name);
                 let fields = self.call_args(var, callee, args, o);
-                let n = self.call_sites.get();
-                self.call_sites.set(n + 1);
-                let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.clone()"));
-                let project = self.call_project(var);
-                let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) {
-                    "<'_>"
-                } else {
-                    ""
-                };
-                let run = if self.forward.get(*resolver).copied().unwrap_or(false) {
-                    let lend = per_input(callee, |f| format!("{f}: i.{f}"), |f| format!("{f}: &i.{f}"));
-                    format!(
-                        "fwd_call({n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i, s| rt_fwd_{}(e, &mut rt::NoTrace, &RtArgs{cname} {{ {} }}, rt::Fw::one(), s))",
-                        inputs.join(", "),
-                        callee.name,
-                        lend.join(", ")
-                    )
-                } else {
-                    format!(
-                        "fwd_call_replayed({n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i| {}(e, &mut rt::NoTrace, i))",
-                        inputs.join(", "),
-                        raw_ident(&callee.name)
-                    )
-                };
+                let (n, lifetime, run) = self.call_site(var, *resolver, "e.fwd_call(", "e.fwd_call_replayed(");
                 self.site_fns.borrow_mut().push(format!(
-                    "fn rt_fcall_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Result<u32, rt::Error> {{ e.{run} }}\n"
+                    "fn rt_fcall_{n}(e: &mut rt::Enumerator, a: &RtArgs{cname}{lifetime}) -> Result<u32, rt::Error> {{ {run} }}\n"
                 ));
                 let _ = writeln!(
                     o,
