@@ -1869,11 +1869,14 @@ impl<'a> Gen<'a> {
                     }
                     None => "None".to_string(),
                 };
-                let _ = writeln!(o, "let {var}_d = rt_e.fwd_dice(&{spec}, {rows})?;");
+                let _ = writeln!(
+                    o,
+                    "let {var}_d = rt_e.fwd_dice(&{spec}, {rows})?;\nlet {var}_s = rt_w.split({var}_d.0.len());"
+                );
                 let label = self.fwd_loop();
                 let _ = writeln!(
                     o,
-                    "'{label}: for &({var}, rt_c) in {var}_d.0.iter() {{ let rt_w = rt_w.roll(rt_c, {var}_d.1, {var}_d.0.len());"
+                    "'{label}: for (rt_i, &({var}, rt_c)) in {var}_d.0.iter().enumerate() {{ let rt_w = rt_w.roll(rt_c, {var}_d.1, {var}_d.0.len(), rt_i, {var}_s);"
                 );
                 self.fwd_iteration(&label, o, &|o| rest(&[], o));
             }
@@ -1887,13 +1890,13 @@ impl<'a> Gen<'a> {
                 ));
                 let _ = writeln!(
                     o,
-                    "let {var}_args = RtArgs{cname} {{ {} }};\nlet {var}_ix = rt_fcall_{n}(rt_e, &{var}_args)?;",
+                    "let {var}_args = RtArgs{cname} {{ {} }};\nlet {var}_ix = rt_fcall_{n}(rt_e, &{var}_args)?;\nlet {var}_n = rt_e.call_classes({var}_ix);\nlet {var}_s = rt_w.split({var}_n);",
                     fields.join(", ")
                 );
                 let label = self.fwd_loop();
                 let _ = writeln!(
                     o,
-                    "'{label}: for rt_k in 0..rt_e.call_classes({var}_ix) {{ let (mut {var}, rt_w) = rt_e.call_class::<{cname}Outcome>({var}_ix, rt_k, &rt_w)?;"
+                    "'{label}: for rt_k in 0..{var}_n {{ let (mut {var}, rt_w) = rt_e.call_class::<{cname}Outcome>({var}_ix, rt_k, &rt_w, {var}_s)?;"
                 );
                 self.fwd_iteration(&label, o, &|o| rest(&[], o));
             }
