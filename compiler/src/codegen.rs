@@ -897,18 +897,7 @@ impl<'a> Gen<'a> {
         body.push_str("'body: {\n");
         self.block(&r.body, &mut body);
         body.push_str("}\n");
-        // An output still holding its input's value: copied now, once.
-        for (f, i) in self.deferred.borrow().iter() {
-            let _ = writeln!(
-                body,
-                "if rt_keep_{f} {{ out.{} = (*inp.{}).to_vec(); }}",
-                raw_ident(f),
-                raw_ident(i)
-            );
-        }
-        if has_requires {
-            body.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
-        }
+        self.outcome_end(&mut body);
         let _ = writeln!(
             body,
             "if T::ENABLED {{ trace.event(rt::Event::Exit {{ resolver: {}.to_string() }}); }}",
@@ -1432,21 +1421,16 @@ impl<'a> Gen<'a> {
             }
             Stmt::Roll { var, label, dice, cite } => {
                 let spec = self.spec(dice, label);
-                // Dice with a per-die modifier and floor also trace each face as counted.
                 // Dice with a per-die modifier and floor also trace each face as counted; an
                 // opposed roll traces each throw's two totals, and its notation with the sides'
                 // modifiers worked out.
                 let opposed = matches!(dice.read, Read::Opposed { .. });
                 // A roll read only through a table: exact odds branch over the table's rows.
-                let throw = |spec: &str| match self.classed.borrow().get(var).and_then(|t| self.sys.tables.get(*t)) {
-                    Some(t) => {
-                        let rows: Vec<String> = t.rows.iter().map(|r| format!("({}i64, {}i64)", r.range.0, r.range.1)).collect();
-                        format!(
-                            "if T::ENABLED {{ dice.roll_for(&{spec}, {l})? }} else {{ dice.roll_classed(&{spec}, {l}, &[{}])? }}",
-                            rows.join(", "),
-                            l = lit(label)
-                        )
-                    }
+                let throw = |spec: &str| match self.classed_rows(var) {
+                    Some(rows) => format!(
+                        "if T::ENABLED {{ dice.roll_for(&{spec}, {l})? }} else {{ dice.roll_classed(&{spec}, {l}, {rows})? }}",
+                        l = lit(label)
+                    ),
                     None => format!("dice.roll_for(&{spec}, {})?", lit(label)),
                 };
                 let (adjusted, notation) = if matches!(dice.read, Read::SumFloor { .. }) || opposed {
@@ -1862,11 +1846,8 @@ impl<'a> Gen<'a> {
         match s {
             Stmt::Roll { var, label, dice, .. } => {
                 let spec = self.spec(dice, label);
-                let rows = match self.classed.borrow().get(var).and_then(|t| self.sys.tables.get(*t)) {
-                    Some(t) => {
-                        let rows: Vec<String> = t.rows.iter().map(|r| format!("({}i64, {}i64)", r.range.0, r.range.1)).collect();
-                        format!("Some(&[{}])", rows.join(", "))
-                    }
+                let rows = match self.classed_rows(var) {
+                    Some(rows) => format!("Some({rows})"),
                     None => "None".to_string(),
                 };
                 let _ = writeln!(
@@ -1936,13 +1917,28 @@ impl<'a> Gen<'a> {
     /// The end of a path of the forward pass: the outcome, as the resolver's body returns it, and
     /// the path's weight go to the sink.
     fn fwd_leaf(&self, o: &mut String) {
+        self.outcome_end(o);
+        o.push_str("rt_sink(out, rt_w)?;\n");
+    }
+
+    /// The end of the resolver's body, in both passes: an output still holding its input's value
+    /// is copied now, once; failed `require`s are the error.
+    fn outcome_end(&self, o: &mut String) {
         for (f, i) in self.deferred.borrow().iter() {
             let _ = writeln!(o, "if rt_keep_{f} {{ out.{} = (*inp.{}).to_vec(); }}", raw_ident(f), raw_ident(i));
         }
         if self.requires.get() {
             o.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
         }
-        o.push_str("rt_sink(out, rt_w)?;\n");
+    }
+
+    /// The rows of the range table that alone reads the roll bound to `var` (`ir::classed_rolls`),
+    /// as a slice literal: exact odds branch over them.
+    fn classed_rows(&self, var: &str) -> Option<String> {
+        let classed = self.classed.borrow();
+        let t = classed.get(var).and_then(|t| self.sys.tables.get(*t))?;
+        let rows: Vec<String> = t.rows.iter().map(|r| format!("({}i64, {}i64)", r.range.0, r.range.1)).collect();
+        Some(format!("&[{}]", rows.join(", ")))
     }
 
     /// `xs = map(x in xs: if c then x with (f: v) else x)` (what `xs = update(x in xs where c:
