@@ -12,7 +12,7 @@
 
 use crate::dice::{Dice, DiceSpec};
 use crate::error::Error;
-use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, walk, Distribution, Enumerator, Leaves, Prob, Weight};
+use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, Leaves, Prob, Weight};
 
 /// The weight of a path of a forward pass, how wide the tree is along it (the product of the
 /// branch counts, which the replay checks on its first path against the leaf limit), and where
@@ -49,27 +49,23 @@ impl Fw {
     /// times in `total`; `share` is `split(branches)`.
     #[inline]
     pub fn roll(&self, count: u64, total: u64, branches: usize, index: usize, share: u32) -> Fw {
-        Fw {
-            weight: self.weight.times(u128::from(count), u128::from(total)),
-            width: self.width.saturating_mul(u64::try_from(branches.max(1)).unwrap_or(u64::MAX)),
-            done: self.after(index, share),
-            span: share,
-        }
+        self.branch(self.weight.times(u128::from(count), u128::from(total)), branches, index, share)
     }
 
     fn call(&self, p: &Prob, branches: usize, index: usize, share: u32) -> Fw {
-        Fw {
-            weight: self.weight.times_prob(p),
-            width: self.width.saturating_mul(u64::try_from(branches.max(1)).unwrap_or(u64::MAX)),
-            done: self.after(index, share),
-            span: share,
-        }
+        self.branch(self.weight.times_prob(p), branches, index, share)
     }
 
-    /// The share of the tree before branch `index` of `share` each under this path.
-    fn after(&self, index: usize, share: u32) -> u32 {
+    /// The path through branch `index` of `branches`, of `share` of the tree each, with `weight`.
+    #[inline]
+    fn branch(&self, weight: Weight, branches: usize, index: usize, share: u32) -> Fw {
         let before = u32::try_from(index).unwrap_or(u32::MAX).saturating_mul(share);
-        self.done.saturating_add(before).min(1_000_000)
+        Fw {
+            weight,
+            width: self.width.saturating_mul(u64::try_from(branches.max(1)).unwrap_or(u64::MAX)),
+            done: self.done.saturating_add(before).min(1_000_000),
+            span: share,
+        }
     }
 }
 
@@ -163,13 +159,9 @@ pub fn memo_call_fwd<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: 
     site: usize,
     inputs: impl FnOnce() -> I,
     project: impl Fn(&O) -> K,
-    mut run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+    run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
 ) -> Option<Result<O, Error>> {
-    memo_call_by(dice, site, |e| {
-        e.call_dist_by(site, inputs(), project, |sub, limit, inputs, sink| {
-            forward_walk(sub, limit, |e, s| run(e, inputs, s), sink)
-        })
-    })
+    memo_call_by(dice, site, |e| e.call_dist_fwd(site, inputs(), project, run))
 }
 
 impl Enumerator {
@@ -189,12 +181,23 @@ impl Enumerator {
         site: usize,
         inputs: impl FnOnce() -> I,
         project: impl Fn(&O) -> K,
-        mut run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+        run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
     ) -> Result<u32, Error> {
-        self.call_dist_by(site, inputs(), project, |sub, limit, inputs, sink| {
+        self.call_dist_fwd(site, inputs(), project, run)
+            .ok_or_else(|| Error::internal("a callee's enumeration failed"))
+    }
+
+    /// `odds::Enumerator::call_dist` with the callee's leaves from its forward pass `run`.
+    fn call_dist_fwd<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+        &mut self,
+        site: usize,
+        inputs: I,
+        project: impl Fn(&O) -> K,
+        mut run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+    ) -> Option<u32> {
+        self.call_dist_by(site, inputs, project, |sub, limit, inputs, sink| {
             forward_walk(sub, limit, |e, s| run(e, inputs, s), sink)
         })
-        .ok_or_else(|| Error::internal("a callee's enumeration failed"))
     }
 
     /// `fwd_call` for a callee without a forward pass: its classes come from its replay.
@@ -203,12 +206,10 @@ impl Enumerator {
         site: usize,
         inputs: impl FnOnce() -> I,
         project: impl Fn(&O) -> K,
-        mut run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
+        run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
     ) -> Result<u32, Error> {
-        self.call_dist_by(site, inputs(), project, |sub, limit, inputs, sink| {
-            walk(sub, limit, |d| run(d, inputs), sink)
-        })
-        .ok_or_else(|| Error::internal("a callee's enumeration failed"))
+        self.call_dist(site, inputs(), project, run)
+            .ok_or_else(|| Error::internal("a callee's enumeration failed"))
     }
 
     /// How many classes the call `index` (`fwd_call`) branches over.

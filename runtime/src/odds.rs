@@ -619,7 +619,7 @@ impl Enumerator {
 
     /// The index in `Memo::dists` of the outcomes of `run(inputs)` told apart by `project`,
     /// enumerating them the first time; `None` when that enumeration failed.
-    fn call_dist<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+    pub(crate) fn call_dist<I: Ord + 'static, O: Clone + 'static, K: Ord>(
         &mut self,
         site: usize,
         inputs: I,
@@ -1174,7 +1174,7 @@ pub(crate) fn leaf_limit() -> u64 {
 }
 
 /// Runs `f` once per leaf of its roll tree, giving `sink` each leaf's outcome and weight.
-pub(crate) fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
+fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
     e: &mut Enumerator,
     limit: u64,
     mut f: F,
