@@ -70,7 +70,11 @@ fi
 cargo build "${bindgen_manifest[@]}" --target-dir "$target_dir/bindgen"
 bindgen=$target_dir/bindgen/debug/rulebook-wasm-bindgen
 
-cargo build -p rulebook-wasm --target "$target" --profile "$profile" --locked ${features[@]+"${features[@]}"}
+# The workspace's release profile links the native binary with fat LTO in one code generation unit
+# (Cargo.toml); the WebAssembly module keeps cargo's defaults (thin local LTO, 16 units) and the build
+# time the README gives.
+CARGO_PROFILE_RELEASE_LTO=${CARGO_PROFILE_RELEASE_LTO:-false} CARGO_PROFILE_RELEASE_CODEGEN_UNITS=${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-16} \
+    cargo build -p rulebook-wasm --target "$target" --profile "$profile" --locked ${features[@]+"${features[@]}"}
 out_profile=$([ "$profile" = dev ] && echo debug || echo release)
 "$bindgen" --target web --out-dir web/pkg "$target_dir/$target/$out_profile/rulebook_wasm.wasm"
 echo "wasm/build.sh: built web/pkg/ ($profile profile, $([ ${#features[@]} = 0 ] && echo "compiled rules" || echo "interpreted rules"), wasm-bindgen $version): $(du -h web/pkg/rulebook_wasm_bg.wasm | cut -f1) of WebAssembly" >&2
