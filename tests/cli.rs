@@ -488,8 +488,9 @@ fn check_writes_diagnostics_to_stderr_and_json_to_stdout() {
 }
 
 #[test]
-fn exact_odds_that_would_run_for_hours_stop_at_their_budget() {
-    // Issue 14: this ran 300 s without output, under the branch limit but far from done.
+fn exact_odds_that_would_run_for_hours_stop_at_their_budget_and_are_estimated_instead() {
+    // Issue 14: this ran 300 s without output, under the branch limit but far from done. Issue
+    // 15: past its budget, `sim` estimates instead, for as long again at most, and says so first.
     let out = rulebook(&[
         "odds",
         "mercenary.panic_fire",
@@ -505,10 +506,21 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget() {
         "1",
     ]);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("stopped after 1 s") && err.contains("rulebook sim"), "{err}");
-    assert!(out.stdout.is_empty());
-    // A chain of rounds says how far it got in rounds and states, not in one state's dice tree.
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(first.starts_with("no exact odds: exact odds stopped after 1 s"), "{text}");
+    assert_eq!(
+        lines.next(),
+        Some("estimated instead, by simulation (`rulebook sim` with the same inputs):"),
+        "{text}"
+    );
+    assert!(text.contains("mercenary.panic_fire") && text.contains(" runs, seed 0"), "{text}");
+    assert!(text.contains("95% CI ["), "{text}");
+    assert!(err.contains(" runs in "), "{err}");
+    // A chain of rounds says how far it got in rounds and states, not in one state's dice tree;
+    // the estimate plays the rounds, and --json says why it is an estimate.
     let out = rulebook(&[
         "odds",
         "mercenary.battle_step",
@@ -518,16 +530,117 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget() {
         "max_rounds=3",
         "--until",
         "ended",
+        "--field",
+        "result",
         "--budget",
         "1",
+        "--json",
     ]);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let why = doc["estimated_because"].as_str().unwrap_or_default();
     assert!(
-        err.contains("stopped after 1 s in round ") && err.contains(" states worked out"),
-        "{err}"
+        why.contains("stopped after 1 s in round ") && why.contains(" states worked out"),
+        "{doc}"
     );
-    assert!(out.stdout.is_empty());
+    assert_eq!(doc["until"]["field"], "ended", "{doc}");
+    // --field result: only the battle's result is reported, and its shares add up to the runs
+    // that ended (a battle of 3 rounds ends within the 200 steps allowed).
+    let outcomes = doc["outcomes"].as_object().unwrap();
+    assert!(outcomes.contains_key("side_a_wins") && outcomes.contains_key("draw"), "{doc}");
+    assert!(
+        doc["fields"]
+            .as_object()
+            .is_none_or(|f| f.keys().all(|k| k == "result" || k.starts_with("result."))),
+        "{doc}"
+    );
+    assert_eq!(doc["until"]["unfinished"], 0, "{doc}");
+    let total: f64 = outcomes.values().map(|o| o["probability"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-6, "{doc}");
+}
+
+/// `sim --until`: a step resolver played round after round in each run. Seeded alike, the steps
+/// of `battle_step` throw the dice that `battle` (the same step in a loop) throws, so the two
+/// simulations count the same results run for run; and the estimate lies around the exact odds of
+/// the same chain.
+#[test]
+fn sim_until_plays_the_rounds_as_the_whole_procedure_does() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mercenary-two-a-side.yaml");
+    let common = ["--input", file, "--set", "max_rounds=4", "--runs", "300", "--seed", "5", "--json"];
+    let steps = json(
+        &[
+            &[
+                "sim",
+                "mercenary.battle_step",
+                "--until",
+                "ended",
+                "--rounds",
+                "1000",
+                "--field",
+                "result",
+            ][..],
+            &common[..],
+        ]
+        .concat(),
+    );
+    let whole = json(&[&["sim", "mercenary.battle"][..], &common[..]].concat());
+    assert_eq!(steps["outcomes"], whole["outcomes"], "{steps}\n{whole}");
+    assert_eq!(steps["runs"], 300);
+    // Too few rounds for a battle: every run is still going, and says so.
+    let out = rulebook(&[
+        "sim",
+        "mercenary.battle_step",
+        "--input",
+        file,
+        "--until",
+        "ended",
+        "--rounds",
+        "3",
+        "--runs",
+        "50",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("each round after round until `ended`"), "{text}");
+    assert!(text.contains("still running after 3 rounds: 50 of the runs (100.000%)"), "{text}");
+    // An output that is not there cannot end the rounds: a usage error, with the nearest.
+    let out = rulebook(&["sim", "mercenary.battle_step", "--input", file, "--until", "ende", "--runs", "50"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--until: `battle_step` has no output `ende`; did you mean ended?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = rulebook(&["odds", "mercenary.battle_step", "--input", file, "--until", "ende"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--until: `battle_step` has no output `ende`; did you mean ended?"),
+        "{}",
+        stderr(&out)
+    );
+    // The estimate beside the exact odds of the same chain (one Battle Round, as the file says).
+    let v = json(&[
+        "sim",
+        "mercenary.battle_step",
+        "--input",
+        file,
+        "--until",
+        "ended",
+        "--field",
+        "result",
+        "--runs",
+        "2000",
+        "--seed",
+        "3",
+        "--exact-check",
+        "--json",
+    ]);
+    let rows = v["exact_check"].as_array().unwrap();
+    let exact = |value: &str| rows.iter().find(|r| r["value"] == value).map(|r| r["exact"].clone());
+    // README: army A wins 86515873667/156728328192 of one-round battles.
+    assert_eq!(exact("side_a_wins"), Some(Value::from("86515873667/156728328192")), "{v}");
+    assert!(rows.iter().filter(|r| r["inside"] == true).count() >= rows.len() - 1, "{v}");
 }
 
 #[test]

@@ -28,16 +28,7 @@ pub fn chain(
     max_rounds: u32,
     odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>,
 ) -> Result<Chain, Error> {
-    if !step.outputs.iter().any(|o| o.name == until) {
-        let names: Vec<&str> = step.outputs.iter().map(|o| o.name).collect();
-        return Err(Error::Domain {
-            what: format!(
-                "`{}` has no output `{until}` to end the rounds; its outputs are {}",
-                step.name,
-                names.join(", ")
-            ),
-        });
-    }
+    check_until(step, until)?;
     // The inputs a round can change: those named like an output. The others keep the start's
     // values in every state, so states are told apart by these alone.
     let varying: Vec<String> = start
@@ -52,6 +43,35 @@ pub fn chain(
     };
     let walked = walk(start.clone(), max_rounds, odds, &rules)?;
     Ok(walked.into_chain(Value::clone))
+}
+
+/// `until` must be an output of `step`: the one that says the procedure is over.
+pub(crate) fn check_until(step: &ResolverInfo, until: &str) -> Result<(), Error> {
+    if !step.outputs.iter().any(|o| o.name == until) {
+        let names: Vec<&str> = step.outputs.iter().map(|o| o.name).collect();
+        return Err(Error::Domain {
+            what: format!(
+                "`{}` has no output `{until}` to end the rounds; its outputs are {}",
+                step.name,
+                names.join(", ")
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Whether a round's `outcome` ends the procedure: its yes/no output `until`.
+pub(crate) fn ended(step: &ResolverInfo, until: &str, outcome: &Value) -> Result<bool, Error> {
+    match outcome.field(until) {
+        Some(Value::Bool(b)) => Ok(*b),
+        other => Err(Error::Domain {
+            what: format!(
+                "`{}`'s output `{until}` must be yes/no to end the rounds, found {}",
+                step.name,
+                other.map_or_else(|| "nothing".to_string(), |v| v.to_string())
+            ),
+        }),
+    }
 }
 
 /// How [`walk`] reads a round's outcome and tells states apart. States are compared by the
@@ -94,17 +114,7 @@ impl Dynamic<'_> {
 
 impl Rules<Inputs, Value> for Dynamic<'_> {
     fn ended(&self, outcome: &Value) -> Result<bool, Error> {
-        match outcome.field(self.until) {
-            Some(Value::Bool(b)) => Ok(*b),
-            other => Err(Error::Domain {
-                what: format!(
-                    "`{}`'s output `{}` must be yes/no to end the rounds, found {}",
-                    self.step.name,
-                    self.until,
-                    other.map_or_else(|| "nothing".to_string(), |v| v.to_string())
-                ),
-            }),
-        }
+        ended(self.step, self.until, outcome)
     }
 
     fn next(&self, state: &Inputs, outcome: &Value) -> Inputs {
@@ -411,7 +421,7 @@ fn state_hasher_of<T: Hash>(t: &T) -> u64 {
 
 /// The inputs of the next round: each input takes the outcome's field of the same name when
 /// there is one, and keeps its value otherwise.
-fn next_state(state: &Inputs, outcome: &Value) -> Inputs {
+pub(crate) fn next_state(state: &Inputs, outcome: &Value) -> Inputs {
     state
         .iter()
         .map(|(k, v)| (k.clone(), outcome.field(k).cloned().unwrap_or_else(|| v.clone())))

@@ -37,7 +37,7 @@ pub use registry::{
     find_resolver, find_system, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, Runner,
     SystemInfo, TableInfo, Ty,
 };
-pub use sim::{exact_shares, run_seed, simulate, simulate_range, Estimate, Tally, MAX_HISTOGRAM_VALUES};
+pub use sim::{exact_shares, run_seed, simulate, simulate_range, simulate_until, Estimate, Tally, Until, MAX_HISTOGRAM_VALUES};
 pub use text::Text;
 pub use trace::{Event, NoTrace, Recorder, Trace};
 pub use value::{

@@ -49,6 +49,9 @@ pub struct Tally {
     ints: Vec<(String, IntSums)>,
     /// Where each field of `ints` is, by path.
     int_at: BTreeMap<String, usize>,
+    /// Runs of a procedure simulated round after round ([`Until`]) that had not ended after its
+    /// most rounds: counted in `runs`, with no outcome.
+    pub unfinished: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -216,6 +219,7 @@ impl Tally {
         self.settle();
         o.settle();
         self.runs += o.runs;
+        self.unfinished += o.unfinished;
         for (k, m) in o.categories {
             let mine = self.categories.entry(k).or_default();
             for (v, c) in m {
@@ -453,20 +457,48 @@ pub fn simulate_range(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Tally, Error> {
+    simulate_until(r, inputs, None, range, seed, threads, progress)
+}
+
+/// A procedure written as one round (as `odds --until` reads it): a run plays the resolver round
+/// after round, each round's inputs the last one's outputs of the same names (the others kept),
+/// until its yes/no output `field` is yes, for at most `max_rounds` rounds. The run's outcome is
+/// the last round's; a run still going after `max_rounds` counts in [`Tally::unfinished`].
+#[derive(Clone, Copy, Debug)]
+pub struct Until<'a> {
+    pub field: &'a str,
+    pub max_rounds: u32,
+}
+
+/// [`simulate_range`], each run the resolver once or, with `until`, a procedure of its rounds.
+/// Every round of a run throws the run's dice in turn, as a procedure calling the round in a loop
+/// would: seeded alike, the two give the same runs.
+pub fn simulate_until(
+    r: &ResolverInfo,
+    inputs: &Inputs,
+    until: Option<Until<'_>>,
+    range: std::ops::Range<u64>,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Tally, Error> {
+    if let Some(u) = until {
+        crate::chain::check_until(r, u.field)?;
+    }
     let threads = threads.clamp(1, 256) as u64;
     let done = AtomicU64::new(0);
     let (start, runs) = (range.start, range.end.saturating_sub(range.start));
     let chunk = runs.div_ceil(threads).max(1);
     // One thread runs here, spawning none (WebAssembly in a browser has no threads).
     let results: Vec<Result<Tally, Error>> = if threads == 1 {
-        vec![run_part(r, inputs, start..start + runs, seed, &done, runs, progress)]
+        vec![run_part(r, inputs, until, start..start + runs, seed, &done, runs, progress)]
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
                     let (from, to) = (start + (t * chunk).min(runs), start + ((t + 1) * chunk).min(runs));
                     let done = &done;
-                    s.spawn(move || run_part(r, inputs, from..to, seed, done, runs, progress))
+                    s.spawn(move || run_part(r, inputs, until, from..to, seed, done, runs, progress))
                 })
                 .collect();
             handles
@@ -491,9 +523,11 @@ pub fn simulate_range(
 
 /// Runs `range` of a simulation into one tally, counting each run in `done` (of `runs` in all)
 /// and telling `progress` every 64 runs and at the end.
+#[allow(clippy::too_many_arguments)]
 fn run_part(
     r: &ResolverInfo,
     inputs: &Inputs,
+    until: Option<Until<'_>>,
     range: std::ops::Range<u64>,
     seed: u64,
     done: &AtomicU64,
@@ -503,8 +537,16 @@ fn run_part(
     let mut tally = Tally::default();
     for i in range {
         let mut dice = Seeded::new(run_seed(seed, i));
-        let outcome = r.run_quiet(&mut dice, &mut NoTrace, inputs)?;
-        tally.add(&outcome);
+        match until {
+            None => tally.add(&r.run_quiet(&mut dice, &mut NoTrace, inputs)?),
+            Some(u) => match run_rounds(r, inputs, u, &mut dice)? {
+                Some(outcome) => tally.add(&outcome),
+                None => {
+                    tally.runs += 1;
+                    tally.unfinished += 1;
+                }
+            },
+        }
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         if n % 64 == 0 || n == runs {
             progress(n);
@@ -512,6 +554,20 @@ fn run_part(
     }
     tally.settle();
     Ok(tally)
+}
+
+/// One run of a procedure of rounds: the last round's outcome, or None when it had not ended
+/// after `until.max_rounds` rounds.
+fn run_rounds(r: &ResolverInfo, start: &Inputs, until: Until<'_>, dice: &mut Seeded) -> Result<Option<Value>, Error> {
+    let mut state = std::borrow::Cow::Borrowed(start);
+    for _ in 0..until.max_rounds {
+        let outcome = r.run_quiet(dice, &mut NoTrace, &state)?;
+        if crate::chain::ended(r, until.field, &outcome)? {
+            return Ok(Some(outcome));
+        }
+        state = std::borrow::Cow::Owned(crate::chain::next_state(&state, &outcome));
+    }
+    Ok(None)
 }
 
 #[cfg(test)]

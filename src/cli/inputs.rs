@@ -6,7 +6,7 @@ use clap::Args;
 use rulebook_runtime as rt;
 use std::path::PathBuf;
 
-#[derive(Args, Debug, Default)]
+#[derive(Args, Clone, Debug, Default)]
 pub struct InputArgs {
     /// Set an input, e.g. --set target_size=1 --set weapon="Ghazi 10/7" (repeatable; lists are
     /// comma-separated; overrides --input)

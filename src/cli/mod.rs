@@ -83,7 +83,10 @@ Probabilities are exact fractions; every dice branch is enumerated, nothing is s
 that are the same in every outcome are said once. Text shows lists as multisets: outcomes that
 differ only in the order of a list are one row (--ordered shows every order); --json is always
 exact, every order its own outcome. --chart FILE.svg also draws the distribution: a bar per
-outcome (and per value of each field that varies), the exact fraction at its end.")]
+outcome (and per value of each field that varies), the exact fraction at its end. Odds too large
+to work out exactly (past the branch or state limits, or --budget seconds) are estimated by `sim`
+instead, to ±1% at 95% or for --budget seconds more: the report says so first, and why (in JSON,
+the `sim` document with \"estimated_because\").")]
     Odds(OddsArgs),
     /// Check rule sources for errors without building
     #[command(after_help = "\
@@ -102,6 +105,7 @@ Examples:
   rulebook sim mercenary.battle --input examples/mercenary-infantry-clash.yaml --runs 2000 --chart battle.svg
   rulebook sim starleader.to_hit --set weapon=\"Ghazi 10/7\" --precision 1% --seed 11
   rulebook sim starleader.to_hit --set weapon=\"Ghazi 10/7\" --runs 20000 --seed 11 --exact-check
+  rulebook sim mercenary.battle_step --input examples/mercenary-two-a-side.yaml --until ended --field result --runs 4000 --exact-check
 
 Each run's dice come from the seed and the run number only, so the report is byte-identical for a
 given --seed whatever --threads is. Runs use every core by default; a progress bar shows on a
@@ -111,7 +115,9 @@ outcome field always); --json reports every field. --chart FILE.svg also draws e
 share of the runs with its 95% interval, the distribution of the first whole-number output that
 varies (a battle's rounds) and the means with their intervals. --precision P runs in batches until
 every probability reported is known to ±P at 95% (or --runs is reached), and says how many runs
-that took. --exact-check compares the estimates with the exact odds, outcome by outcome.")]
+that took. --exact-check compares the estimates with the exact odds, outcome by outcome.
+--until FIELD plays a resolver written as one round (as `odds --until` reads it) round after
+round in each run, until its yes/no output FIELD is yes; --field reports only some outputs.")]
     Sim(SimArgs),
     /// Compare two versions of the rules: how an edit moves the exact odds
     #[command(after_help = "\
@@ -259,6 +265,22 @@ pub struct SimArgs {
     /// Also draw the result as an SVG chart in FILE (written whole or not at all)
     #[arg(long, value_name = "FILE.svg")]
     pub chart: Option<PathBuf>,
+    /// Run the resolver as one round of a procedure, as `odds --until` does: each run plays round
+    /// after round, each round's outputs named like its inputs the next round's inputs, until its
+    /// yes/no output FIELD is yes; the report is of the last round's outcomes
+    #[arg(long, value_name = "FIELD")]
+    pub until: Option<String>,
+    /// With --until: the most rounds a run plays; the runs still going then are reported
+    #[arg(long, value_name = "N", default_value_t = 200, requires = "until", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub rounds: u32,
+    /// Report only these outputs (repeat the option, or separate with commas), as `odds --field`
+    #[arg(long = "field", value_name = "FIELD", value_delimiter = ',')]
+    pub fields: Vec<String>,
+    /// Set by `odds` when it estimates instead: why the exact odds were not worked out. The
+    /// report says so first (and JSON under "estimated_because"), and the runs stop after
+    /// `budget` seconds even short of the precision asked.
+    #[arg(skip)]
+    pub instead_of_exact: Option<String>,
 }
 
 /// `--precision`: a share in (0, 0.5], written `0.005` or `0.5%`.
@@ -313,7 +335,7 @@ pub struct ExportArgs {
 }
 
 /// `--rules DIR`: the rules of a folder, run by the interpreter, instead of the compiled ones.
-#[derive(Args, Debug, Default)]
+#[derive(Args, Clone, Debug, Default)]
 pub struct RulesArg {
     /// Use the rules in DIR (one sub-folder per system) instead of the built-in compiled rules.
     /// They are checked and run by the interpreter at once, so an edit needs no rebuild; output is
@@ -416,7 +438,7 @@ where
     let result = match cli.command {
         Command::List(a) => with_rules(systems, &a.rules, |s| list::run(s, &a, out)),
         Command::Roll(a) => with_rules(systems, &a.rules, |s| roll::run(s, &a, out, err)),
-        Command::Odds(a) => with_rules(systems, &a.rules, |s| odds::run(s, &a, out)),
+        Command::Odds(a) => with_rules(systems, &a.rules, |s| odds::run(s, &a, out, err)),
         Command::Check(a) => return run_check(a.rules_dir, a.json),
         Command::Tour => tour::run(systems, out, err),
         Command::Diff(a) => diff::run(&a, out),
@@ -554,6 +576,12 @@ pub(crate) fn exact_odds(r: &'static rt::ResolverInfo, inputs: &rt::Inputs, budg
 /// Runs an exact computation on a worker thread under `budget` seconds (then it is stopped),
 /// showing its progress on a terminal after a second.
 pub(crate) fn with_budget<T: Send>(budget: u64, work: impl FnOnce() -> Result<T, rt::Error> + Send) -> Result<T, CliError> {
+    Ok(budgeted(budget, work)?)
+}
+
+/// `with_budget`, its error the runtime's own (`odds` tells the exact odds that are too large
+/// from the other errors).
+pub(crate) fn budgeted<T: Send>(budget: u64, work: impl FnOnce() -> Result<T, rt::Error> + Send) -> Result<T, rt::Error> {
     use std::io::IsTerminal;
     use std::sync::atomic::Ordering::Relaxed;
     use std::time::{Duration, Instant};
@@ -610,7 +638,7 @@ pub(crate) fn with_budget<T: Send>(budget: u64, work: impl FnOnce() -> Result<T,
         }
         result
     });
-    Ok(result?)
+    result
 }
 
 /// Compact one-line form of an outcome: record fields as `name=value` separated by spaces.

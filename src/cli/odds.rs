@@ -16,23 +16,23 @@ const MAX_ORDERED_ROWS: usize = 24;
 /// Bar length, in characters, of probability 1.
 const BAR_WIDTH: u64 = 40;
 
-pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     let bound = inputs::bind(r, &args.inputs)?;
     if let Some(file) = &args.chart {
         chart::check_target(file)?;
     }
     let fields = chosen_fields(r, &args.fields)?;
-    let chain = match &args.until {
-        Some(until) => {
-            let rounds = args.rounds;
-            Some(super::with_budget(args.budget, || r.chain(&bound, until, rounds))?)
-        }
-        None => None,
+    check_until(r, args.until.as_deref())?;
+    let exact = match &args.until {
+        Some(until) => super::budgeted(args.budget, || r.chain(&bound, until, args.rounds)).map(|c| (c.end.clone(), Some(c))),
+        None => super::budgeted(args.budget, || r.odds(&bound)).map(|d| (d, None)),
     };
-    let dist = match &chain {
-        Some(c) => c.end.clone(),
-        None => super::exact_odds(r, &bound, args.budget)?,
+    let (dist, chain) = match exact {
+        Ok(found) => found,
+        // Too large to work out exactly: a simulation estimates instead, and says so.
+        Err(e) if too_large(&e) => return estimate_instead(systems, args, &e, out, err),
+        Err(e) => return Err(e.into()),
     };
     let observed = args.observed.as_deref().map(|text| observed(&dist, text)).transpose()?;
     let dist = match &fields {
@@ -122,6 +122,54 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         write_table(&rows, out)?;
     }
     Ok(())
+}
+
+/// The exact odds would take more branches, states or time than they are allowed.
+fn too_large(e: &rt::Error) -> bool {
+    matches!(
+        e,
+        rt::Error::TooManyBranches { .. }
+            | rt::Error::TooManyStates { .. }
+            | rt::Error::OddsStopped { .. }
+            | rt::Error::ChainStopped { .. }
+            | rt::Error::DiceTooLarge { .. }
+    )
+}
+
+/// Share of the runs every estimate of a fallback is known to (±, at 95%), as `sim --precision`.
+const FALLBACK_PRECISION: f64 = 0.01;
+
+/// Exact odds too large to work out: `sim` estimates them instead (to ±1% at 95%, within
+/// `--budget` seconds), with the same inputs, rounds and fields, and its report says why first.
+fn estimate_instead(
+    systems: &[&'static rt::SystemInfo],
+    args: &OddsArgs,
+    why: &rt::Error,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CliError> {
+    let mut why = why.to_string();
+    if args.observed.is_some() {
+        why.push_str("; --observed needs the exact odds and is left out");
+    }
+    let sim = super::SimArgs {
+        rules: args.rules.clone(),
+        resolver: args.resolver.clone(),
+        inputs: args.inputs.clone(),
+        runs: None,
+        precision: Some(FALLBACK_PRECISION),
+        exact_check: false,
+        budget: args.budget,
+        seed: 0,
+        threads: None,
+        json: args.json,
+        chart: args.chart.clone(),
+        until: args.until.clone(),
+        rounds: args.rounds,
+        fields: args.fields.clone(),
+        instead_of_exact: Some(why),
+    };
+    super::sim::run(systems, &sim, out, err)
 }
 
 /// The distribution as the text shows it (and the chart draws it): lists merged as multisets
@@ -261,22 +309,38 @@ impl View {
 }
 
 /// `--field`: the outputs to report, in the resolver's order, checked before anything is worked out.
-fn chosen_fields(r: &rt::ResolverInfo, asked: &[String]) -> Result<Option<Vec<&'static str>>, CliError> {
+pub(crate) fn chosen_fields(r: &rt::ResolverInfo, asked: &[String]) -> Result<Option<Vec<&'static str>>, CliError> {
     if asked.is_empty() {
         return Ok(None);
     }
-    let names: Vec<&'static str> = r.outputs.iter().map(|o| o.name).collect();
     for a in asked {
-        if !names.iter().any(|n| n == a) {
-            let near = rt::names::nearest(a, &names, 3);
-            let hint = if near.is_empty() { names.join(", ") } else { near.join(" or ") };
-            return Err(CliError::usage(format!(
-                "--field: `{}` has no output `{a}`; did you mean {hint}?",
-                r.name
-            )));
-        }
+        known_output(r, a, "--field")?;
     }
-    Ok(Some(names.into_iter().filter(|n| asked.iter().any(|a| a == n)).collect()))
+    Ok(Some(
+        r.outputs.iter().map(|o| o.name).filter(|n| asked.iter().any(|a| a == n)).collect(),
+    ))
+}
+
+/// `--until FIELD`: an output of the resolver, or a usage error naming the nearest.
+pub(crate) fn check_until(r: &rt::ResolverInfo, until: Option<&str>) -> Result<(), CliError> {
+    match until {
+        Some(u) => known_output(r, u, "--until"),
+        None => Ok(()),
+    }
+}
+
+/// `asked` is an output of `r`; else a usage error of `option` with the nearest outputs.
+fn known_output(r: &rt::ResolverInfo, asked: &str, option: &str) -> Result<(), CliError> {
+    let names: Vec<&'static str> = r.outputs.iter().map(|o| o.name).collect();
+    if names.iter().any(|n| *n == asked) {
+        return Ok(());
+    }
+    let near = rt::names::nearest(asked, &names, 3);
+    let hint = if near.is_empty() { names.join(", ") } else { near.join(" or ") };
+    Err(CliError::usage(format!(
+        "{option}: `{}` has no output `{asked}`; did you mean {hint}?",
+        r.name
+    )))
 }
 
 /// `--observed`: the chances of at least, at most and exactly one value of a field.

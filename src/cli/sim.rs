@@ -11,6 +11,8 @@ use std::time::Instant;
 pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     let bound = inputs::bind(r, &args.inputs)?;
+    let fields = super::odds::chosen_fields(r, &args.fields)?;
+    super::odds::check_until(r, args.until.as_deref())?;
     if let Some(file) = &args.chart {
         chart::check_target(file)?;
     }
@@ -44,15 +46,35 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     } else {
         indicatif::ProgressBar::hidden()
     };
+    let until = args.until.as_deref().map(|field| rt::Until {
+        field,
+        max_rounds: args.rounds,
+    });
     let started = Instant::now();
     // A first batch, timed, so that a long simulation says at once how long it will take; the
     // rest of the runs follow and the two tallies merge exactly (same report, byte for byte).
-    let first = most.min(FIRST_BATCH.max(64 * threads as u64));
-    let mut tally = rt::simulate_range(r, &bound, 0..first, args.seed, threads, &|n| bar.set_position(n))?;
+    // Instead of exact odds that ran out of time or room, the estimate has `budget` seconds: it
+    // starts small and each batch fits in the time left (so how many runs it makes depends on
+    // the machine's speed, which the report's run count says).
+    let budgeted = args.instead_of_exact.is_some();
+    let first = most.min(if budgeted {
+        64 * threads as u64
+    } else {
+        FIRST_BATCH.max(64 * threads as u64)
+    });
+    let mut tally = rt::simulate_until(r, &bound, until, 0..first, args.seed, threads, &|n| bar.set_position(n))?;
     let mut runs = first;
+    // `--field`: only these outputs (and what lies inside them) are reported.
+    let kept = |path: &str| {
+        fields.as_ref().is_none_or(|keep| {
+            keep.iter()
+                .any(|f| path == *f || path.strip_prefix(f).is_some_and(|rest| rest.starts_with('.')))
+        })
+    };
     // The categorical fields the report shows (per-item detail is only in --json).
-    let reported = |f: &str| !f.contains('"');
+    let reported = |f: &str| !f.contains('"') && kept(f);
     let mut precision = None;
+    let mut out_of_time = false;
     if let Some(target) = args.precision {
         // Each batch aims at the runs the widest interval says are needed (a half-width shrinks
         // as 1/sqrt(runs)), in whole thousands, at most 16 times the runs so far. The batches
@@ -60,23 +82,28 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         loop {
             let widest = tally.widest_interval(reported);
             let half = widest.as_ref().map_or(0.0, |w| w.2);
-            if half <= target || runs >= most {
+            out_of_time = budgeted && started.elapsed().as_secs() >= args.budget;
+            if half <= target || runs >= most || out_of_time {
                 precision = Some((target, widest));
                 break;
             }
             let aim = (runs as f64 * (half / target).powi(2)).ceil() as u64;
-            let next = aim
+            let rate = runs as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            let mut next = aim
                 .div_ceil(1000)
                 .saturating_mul(1000)
                 .clamp(runs + 1, runs.saturating_mul(16))
                 .min(most);
-            let rate = runs as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            if budgeted {
+                let time_left = args.budget as f64 - started.elapsed().as_secs_f64();
+                next = next.min(runs + ((rate * time_left) as u64).max(1));
+            }
             let left = (next - runs) as f64 / rate;
             if left >= LONG_SECS {
                 bar.suspend(|| writeln!(err, "{}", estimate(next, left, rate)))?;
             }
             let done = runs;
-            let more = rt::simulate_range(r, &bound, runs..next, args.seed, threads, &|n| bar.set_position(done + n))?;
+            let more = rt::simulate_until(r, &bound, until, runs..next, args.seed, threads, &|n| bar.set_position(done + n))?;
             tally.merge(more);
             runs = next;
         }
@@ -86,11 +113,15 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         if left >= LONG_SECS {
             bar.suspend(|| writeln!(err, "{}", estimate(most, left, rate)))?;
         }
-        let rest = rt::simulate_range(r, &bound, first..most, args.seed, threads, &|n| bar.set_position(first + n))?;
+        let rest = rt::simulate_until(r, &bound, until, first..most, args.seed, threads, &|n| bar.set_position(first + n))?;
         tally.merge(rest);
         runs = most;
     }
     bar.finish_and_clear();
+    tally.categories.retain(|k, _| kept(k));
+    tally.numbers.retain(|k, _| kept(k));
+    tally.bounds.retain(|k, _| kept(k));
+    tally.histograms.retain(|k, _| kept(k));
     let secs = started.elapsed().as_secs_f64();
     let _ = writeln!(
         err,
@@ -102,11 +133,17 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     // The exact odds to compare with, worked out before anything is printed (an error is then
     // all the output).
     let exact = if args.exact_check {
-        let d = super::exact_odds(r, &bound, args.budget).map_err(|e| CliError {
+        let exact = match until {
+            Some(u) => super::with_budget(args.budget, || r.chain(&bound, u.field, u.max_rounds)).map(|c| c.end),
+            None => super::exact_odds(r, &bound, args.budget),
+        };
+        let d = exact.map_err(|e| CliError {
             message: format!("--exact-check: {}", e.message),
             code: e.code,
         })?;
-        Some(rt::exact_shares(&d))
+        let mut shares = rt::exact_shares(&d);
+        shares.retain(|k, _| kept(k));
+        Some(shares)
     } else {
         None
     };
@@ -121,6 +158,15 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     let checks = exact.as_ref().map(|e| exact_checks(&tally, e, &reported));
     if args.json {
         let mut doc = rt::json::sim(s, r, &bound, &tally, runs, args.seed);
+        if let (Some(why), Some(o)) = (&args.instead_of_exact, doc.as_object_mut()) {
+            o.insert("estimated_because".into(), serde_json::json!(why));
+        }
+        if let (Some(u), Some(o)) = (until, doc.as_object_mut()) {
+            o.insert(
+                "until".into(),
+                serde_json::json!({"field": u.field, "rounds": u.max_rounds, "unfinished": tally.unfinished}),
+            );
+        }
         if let (Some((target, widest)), Some(o)) = (&precision, doc.as_object_mut()) {
             let half = widest.as_ref().map_or(0.0, |w| w.2);
             o.insert(
@@ -145,7 +191,27 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         writeln!(out, "{}", pretty(&doc)?)?;
         return Ok(());
     }
-    writeln!(out, "{path} — {}: {} runs, seed {}", r.title, runs, args.seed)?;
+    if let Some(why) = &args.instead_of_exact {
+        writeln!(out, "no exact odds: {why}")?;
+        writeln!(out, "estimated instead, by simulation (`rulebook sim` with the same inputs):\n")?;
+    }
+    match until {
+        Some(u) => writeln!(
+            out,
+            "{path} — {}: {} runs, seed {}, each round after round until `{}`",
+            r.title, runs, args.seed, u.field
+        )?,
+        None => writeln!(out, "{path} — {}: {} runs, seed {}", r.title, runs, args.seed)?,
+    }
+    if let Some(u) = until.filter(|_| tally.unfinished > 0) {
+        writeln!(
+            out,
+            "still running after {} rounds: {} of the runs ({:.3}%), with no outcome below; --rounds allows more",
+            u.max_rounds,
+            tally.unfinished,
+            tally.unfinished as f64 * 100.0 / runs.max(1) as f64
+        )?;
+    }
     if let Some((target, widest)) = &precision {
         let half = widest.as_ref().map_or(0.0, |w| w.2);
         let widest_text = widest
@@ -159,9 +225,14 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
                 target * 100.0
             )?;
         } else {
+            let stopped = if out_of_time {
+                format!("stopped after {} s (--budget) at {runs} runs", args.budget)
+            } else {
+                format!("stopped at the most runs allowed ({runs}; raise --runs)")
+            };
             writeln!(
                 out,
-                "precision: NOT reached: stopped at the most runs allowed ({runs}; raise --runs) with ±{:.3}% asked; {widest_text}",
+                "precision: NOT reached: {stopped} with ±{:.3}% asked; {widest_text}",
                 target * 100.0
             )?;
         }
