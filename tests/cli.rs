@@ -605,20 +605,15 @@ fn sim_until_plays_the_rounds_as_the_whole_procedure_does() {
     assert!(text.contains("each round after round until `ended`"), "{text}");
     assert!(text.contains("still running after 3 rounds: 50 of the runs (100.000%)"), "{text}");
     // An output that is not there cannot end the rounds: a usage error, with the nearest.
-    let out = rulebook(&["sim", "mercenary.battle_step", "--input", file, "--until", "ende", "--runs", "50"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--until: `battle_step` has no output `ende`; did you mean ended?"),
-        "{}",
-        stderr(&out)
-    );
-    let out = rulebook(&["odds", "mercenary.battle_step", "--input", file, "--until", "ende"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--until: `battle_step` has no output `ende`; did you mean ended?"),
-        "{}",
-        stderr(&out)
-    );
+    for verb in ["sim", "odds"] {
+        let out = rulebook(&[verb, "mercenary.battle_step", "--input", file, "--until", "ende"]);
+        assert_eq!(out.status.code(), Some(2), "{verb}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("--until: `battle_step` has no output `ende`; did you mean ended?"),
+            "{verb}: {}",
+            stderr(&out)
+        );
+    }
     // The estimate beside the exact odds of the same chain (one Battle Round, as the file says).
     let v = json(&[
         "sim",

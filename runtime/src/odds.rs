@@ -1143,14 +1143,10 @@ impl<K: Ord, O> Weighed for (K, O, Weight) {
 /// Sorts `items` by key and merges each run of equal keys into its first item, adding up their
 /// weights.
 fn merge_by_key<T: Weighed>(items: &mut Vec<T>, stable: bool) {
-    // A forward pass often meets its leaves (a callee its classes) in order already: one pass
-    // over them then replaces the sort.
-    if !items.is_sorted_by(|a, b| a.key() <= b.key()) {
-        if stable {
-            items.sort_by(|a, b| a.key().cmp(b.key()));
-        } else {
-            items.sort_unstable_by(|a, b| a.key().cmp(b.key()));
-        }
+    if stable {
+        items.sort_by(|a, b| a.key().cmp(b.key()));
+    } else {
+        items.sort_unstable_by(|a, b| a.key().cmp(b.key()));
     }
     items.dedup_by(|next, kept| {
         if next.key() != kept.key() {
