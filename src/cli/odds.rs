@@ -332,7 +332,7 @@ pub(crate) fn check_until(r: &rt::ResolverInfo, until: Option<&str>) -> Result<(
 /// `asked` is an output of `r`; else a usage error of `option` with the nearest outputs.
 fn known_output(r: &rt::ResolverInfo, asked: &str, option: &str) -> Result<(), CliError> {
     let names: Vec<&'static str> = r.outputs.iter().map(|o| o.name).collect();
-    if names.iter().any(|n| *n == asked) {
+    if names.contains(&asked) {
         return Ok(());
     }
     let near = rt::names::nearest(asked, &names, 3);
