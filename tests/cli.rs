@@ -567,39 +567,17 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget_and_are_estimated_in
 #[test]
 fn sim_until_plays_the_rounds_as_the_whole_procedure_does() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mercenary-two-a-side.yaml");
-    let common = ["--input", file, "--set", "max_rounds=4", "--runs", "300", "--seed", "5", "--json"];
-    let steps = json(
-        &[
-            &[
-                "sim",
-                "mercenary.battle_step",
-                "--until",
-                "ended",
-                "--rounds",
-                "1000",
-                "--field",
-                "result",
-            ][..],
-            &common[..],
-        ]
-        .concat(),
-    );
-    let whole = json(&[&["sim", "mercenary.battle"][..], &common[..]].concat());
-    assert_eq!(steps["outcomes"], whole["outcomes"], "{steps}\n{whole}");
-    assert_eq!(steps["runs"], 300);
+    // `sim mercenary.battle_step --input FILE --until ended`, then `more`.
+    let steps = |more: &[&'static str]| -> Vec<&'static str> {
+        [&["sim", "mercenary.battle_step", "--input", file, "--until", "ended"][..], more].concat()
+    };
+    let common = ["--set", "max_rounds=4", "--runs", "300", "--seed", "5", "--json"];
+    let stepped = json(&[&steps(&["--rounds", "1000", "--field", "result"])[..], &common[..]].concat());
+    let whole = json(&[&["sim", "mercenary.battle", "--input", file][..], &common[..]].concat());
+    assert_eq!(stepped["outcomes"], whole["outcomes"], "{stepped}\n{whole}");
+    assert_eq!(stepped["runs"], 300);
     // Too few rounds for a battle: every run is still going, and says so.
-    let out = rulebook(&[
-        "sim",
-        "mercenary.battle_step",
-        "--input",
-        file,
-        "--until",
-        "ended",
-        "--rounds",
-        "3",
-        "--runs",
-        "50",
-    ]);
+    let out = rulebook(&steps(&["--rounds", "3", "--runs", "50"]));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(text.contains("each round after round until `ended`"), "{text}");
@@ -615,13 +593,7 @@ fn sim_until_plays_the_rounds_as_the_whole_procedure_does() {
         );
     }
     // The estimate beside the exact odds of the same chain (one Battle Round, as the file says).
-    let v = json(&[
-        "sim",
-        "mercenary.battle_step",
-        "--input",
-        file,
-        "--until",
-        "ended",
+    let v = json(&steps(&[
         "--field",
         "result",
         "--runs",
@@ -630,7 +602,7 @@ fn sim_until_plays_the_rounds_as_the_whole_procedure_does() {
         "3",
         "--exact-check",
         "--json",
-    ]);
+    ]));
     let rows = v["exact_check"].as_array().unwrap();
     let exact = |value: &str| rows.iter().find(|r| r["value"] == value).map(|r| r["exact"].clone());
     // README: army A wins 86515873667/156728328192 of one-round battles.
