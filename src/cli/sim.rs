@@ -56,8 +56,8 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     // Instead of exact odds that ran out of time or room, the estimate has `budget` seconds: it
     // starts small and each batch fits in the time left (so how many runs it makes depends on
     // the machine's speed, which the report's run count says).
-    let budgeted = args.instead_of_exact.is_some();
-    let first = most.min(if budgeted {
+    let time_boxed = args.instead_of_exact.is_some();
+    let first = most.min(if time_boxed {
         64 * threads as u64
     } else {
         FIRST_BATCH.max(64 * threads as u64)
@@ -82,7 +82,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         loop {
             let widest = tally.widest_interval(reported);
             let half = widest.as_ref().map_or(0.0, |w| w.2);
-            out_of_time = budgeted && started.elapsed().as_secs() >= args.budget;
+            out_of_time = time_boxed && started.elapsed().as_secs() >= args.budget;
             if half <= target || runs >= most || out_of_time {
                 precision = Some((target, widest));
                 break;
@@ -94,7 +94,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
                 .saturating_mul(1000)
                 .clamp(runs + 1, runs.saturating_mul(16))
                 .min(most);
-            if budgeted {
+            if time_boxed {
                 let time_left = args.budget as f64 - started.elapsed().as_secs_f64();
                 next = next.min(runs + ((rate * time_left) as u64).max(1));
             }
