@@ -204,6 +204,10 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         // sort has them; no item meeting the condition gives none.
         "set least = Charlie\n  set greatest = Charlie\n  set none_met = -\n  set by_sum = Able\n",
         "set least = Baker\n  set greatest = Baker\n  set none_met = -\n  set by_sum = Able\n",
+        // Loops over a filter (`loops`): asked item by item where the body changes nothing the
+        // condition reads; else the items as the loop started (Charlie too, though `limit` grew).
+        "set seen = [Able, Charlie]\n  set total = 12\n  set raised = [Able, Charlie]\n",
+        "set seen = [Charlie]\n  set total = 7\n  set raised = [Able, Charlie]\n",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -289,7 +293,7 @@ fn newer_const() -> String {
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 10;
+const NEWER_COUNT: usize = 12;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -310,4 +314,6 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_views.keep", &[], &[]),
     ("ok_views.earliest", &[("side", "0")], &[]),
     ("ok_views.earliest", &[("side", "1")], &[]),
+    ("ok_views.loops", &[("bonus", "1")], &[]),
+    ("ok_views.loops", &[("bonus", "6")], &[]),
 ];

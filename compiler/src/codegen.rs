@@ -128,6 +128,9 @@ struct Gen<'a> {
     fwd_labels: std::cell::Cell<usize>,
     /// Does the resolver being written collect failed `require`s (`violations`)?
     requires: std::cell::Cell<bool>,
+    /// Views are being written for a loop whose body runs between their items (`Stmt::For`): a
+    /// filter then keeps its items in a list first, as no closure may borrow what the body uses.
+    eager_views: std::cell::Cell<bool>,
     /// The typed exact odds of each resolver, for the system's `odds` module.
     odds_fns: std::cell::RefCell<Vec<String>>,
 }
@@ -148,6 +151,7 @@ impl<'a> Gen<'a> {
             call_sites: Default::default(),
             site_fns: Default::default(),
             deferred: Default::default(),
+            eager_views: Default::default(),
             classed: Default::default(),
             forward: crate::ir::forward_passes(sys),
             fwd: Default::default(),
@@ -1585,10 +1589,25 @@ impl<'a> Gen<'a> {
                     _ => false,
                 };
                 // A filtered or sorted view of lists the body does not change: references to them.
-                let view = if locals_of(list).iter().any(|v| assigns(body, v)) {
-                    None
+                let unchanged = !locals_of(list).iter().any(|v| assigns(body, v));
+                if unchanged && !self.fwd.get() {
+                    if let Some((item, items, cond)) = self.filter_as_it_goes(list) {
+                        // Each item tested as the loop comes to it: the condition reads nothing the
+                        // body changes, so it holds of the same items as a list made first would.
+                        self.ref_locals.borrow_mut().insert(var.clone());
+                        let _ = writeln!(o, "for {item} in {items} {{ if !({cond}) {{ continue; }} let {var} = {item};");
+                        self.loop_body(body, o);
+                        o.push_str("}\n");
+                        return;
+                    }
+                }
+                let view = if unchanged {
+                    let eager = self.eager_views.replace(true);
+                    let v = self.ref_items(list);
+                    self.eager_views.set(eager);
+                    v
                 } else {
-                    self.ref_items(list)
+                    None
                 };
                 if let Some(items) = view {
                     self.ref_locals.borrow_mut().insert(var.clone());
@@ -2676,11 +2695,11 @@ impl<'a> Gen<'a> {
             Agg::Map => {
                 let pushed = if is_fresh(body) { b.clone() } else { self.owned(&b, &body.ty) };
                 // As many items as the list has: one allocation.
-                return format!("{{ match {items} {{ rt_items => {{ let mut acc = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ acc.push({pushed}); }} acc }} }} }}");
+                return format!("{{ match {items} {{ rt_items => {{ let mut acc = Vec::with_capacity(rt::room(&rt_items)); for {var} in rt_items {{ acc.push({pushed}); }} acc }} }} }}");
             }
             Agg::Filter => {
                 // Room for every item (up to 64) at the first one kept; none kept, no allocation.
-                return format!("{{ match {items} {{ rt_items => {{ let rt_room = rt_items.size_hint().0.min(64); let mut acc = Vec::new(); for {var} in rt_items {{ if {b} {{ if acc.capacity() == 0 {{ acc.reserve_exact(rt_room); }} acc.push({keep}); }} }} acc }} }} }}");
+                return format!("{{ match {items} {{ rt_items => {{ let rt_room = rt::room(&rt_items).min(64); let mut acc = Vec::new(); for {var} in rt_items {{ if {b} {{ if acc.capacity() == 0 {{ acc.reserve_exact(rt_room); }} acc.push({keep}); }} }} acc }} }} }}");
             }
             Agg::First => {
                 return format!("{{ let mut acc = None; for {var} in {items} {{ if {b} {{ acc = Some({keep}); break; }} }} acc }}")
@@ -2691,7 +2710,7 @@ impl<'a> Gen<'a> {
                 } else {
                     "b.0.cmp(&a.0)"
                 };
-                return format!("{{ match {items} {{ rt_items => {{ let mut keyed = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }} }} }}");
+                return format!("{{ match {items} {{ rt_items => {{ let mut keyed = Vec::with_capacity(rt::room(&rt_items)); for {var} in rt_items {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }} }} }}");
             }
             _ => {}
         }
@@ -2848,6 +2867,31 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A loop's `filter(x in list: cond)` of a place (or of a view of one) whose condition can
+    /// neither fail nor trace nor read an output, as the item's local, the items to go through
+    /// (views inside it made as lists first) and the condition; `None` for any other list. The
+    /// caller checks that the loop's body changes no local the list reads.
+    fn filter_as_it_goes(&self, list: &Expr) -> Option<(String, String, String)> {
+        let ExprKind::Agg {
+            kind: Agg::Filter,
+            var,
+            list: inner,
+            body: cond,
+        } = &list.kind
+        else {
+            return None;
+        };
+        if matches!(&inner.ty, Ty::List(t) if is_copy(t)) || !cannot_fail(cond) || reads_output(cond) {
+            return None;
+        }
+        let eager = self.eager_views.replace(true);
+        let items = self.items_in_place(inner);
+        self.eager_views.set(eager);
+        let items = items?;
+        self.ref_locals.borrow_mut().insert(var.clone());
+        Some((var.clone(), items, self.expr(cond)))
+    }
+
     /// References to the items of a filtered or sorted view (`filter(...)`, `sort(...)`) of a
     /// place or of another such view, as an iterator expression: an aggregate or loop over it
     /// reads the items where they are instead of copying each.
@@ -2868,6 +2912,11 @@ impl<'a> Gen<'a> {
         self.ref_locals.borrow_mut().insert(var.clone());
         let b = self.expr(body);
         Some(match kind {
+            // A condition that can neither fail nor trace, read by an aggregate that takes the
+            // items at once: tested as each item comes, with no list of them made first.
+            Agg::Filter if cannot_fail(body) && !self.eager_views.get() => {
+                format!("({items}).filter(|rt_item| {{ let {var}: &_ = *rt_item; {b} }})")
+            }
             Agg::Filter => {
                 format!("{{ let mut acc: Vec<&_> = Vec::new(); for {var} in {items} {{ if {b} {{ acc.push({var}); }} }} acc }}.into_iter()")
             }
@@ -2877,7 +2926,7 @@ impl<'a> Gen<'a> {
                 } else {
                     "b.0.cmp(&a.0)"
                 };
-                format!("{{ let rt_items = {items}; let mut keyed: Vec<(_, &_)> = Vec::with_capacity(rt_items.size_hint().0); for {var} in rt_items {{ keyed.push(({b}, {var})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x) }}")
+                format!("{{ let rt_items = {items}; let mut keyed: Vec<(_, &_)> = Vec::with_capacity(rt::room(&rt_items)); for {var} in rt_items {{ keyed.push(({b}, {var})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x) }}")
             }
         })
     }
@@ -3236,6 +3285,18 @@ fn expr_views_only(e: &Expr, var: &str) -> bool {
 }
 
 /// Every local an expression reads.
+/// Does the expression read any output of the resolver (which a `set` may change)?
+fn reads_output(e: &Expr) -> bool {
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        if matches!(x.kind, ExprKind::Output(_)) {
+            return true;
+        }
+        todo.extend(x.children());
+    }
+    false
+}
+
 fn locals_of(e: &Expr) -> Vec<&str> {
     let mut out = Vec::new();
     let mut todo = vec![e];

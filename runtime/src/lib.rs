@@ -44,3 +44,11 @@ pub use value::{
     get_bool, get_dec, get_enum, get_int, get_key, get_list, get_text, value_as_bool, value_as_dec, value_as_enum, value_as_int,
     value_as_key, value_as_text, EnumType, Inputs, Key, Value,
 };
+
+/// Room for the items an iterator will give, for generated code that collects them: its upper
+/// bound when it has one (a filter's is the length of the list it filters), else its lower bound.
+#[inline]
+pub fn room<I: Iterator>(items: &I) -> usize {
+    let (low, high) = items.size_hint();
+    high.unwrap_or(low)
+}
