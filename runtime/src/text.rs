@@ -7,6 +7,10 @@
 //! Interning keeps each distinct input text for good: at most [`INTERN_LIMIT`] bytes in all, so an
 //! application that reads a stream of new names does not grow without end. Past the limit, texts
 //! are shared by reference count instead (`Arc`), as every input text was before.
+//!
+//! Keeping short texts inline instead (as `smol_str` does) was measured and dropped: `sim
+//! mercenary.battle` ran 11% slower with `smol_str`, 16% with an inline form of our own, as every
+//! comparison of two names then reads their bytes where interned copies compare addresses.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
