@@ -43,12 +43,19 @@ pub struct Tally {
     pub histograms: BTreeMap<String, Option<BTreeMap<i64, u64>>>,
     /// Whole-number fields while runs are being added: sum, sum of squares, smallest and largest,
     /// exact in machine integers (a fraction per run was a tenth of a battle's time). `settle`
-    /// moves them into `numbers` and `bounds`; every tally a function here returns is settled.
+    /// moves them into `numbers` and `bounds` (and `cats` into `categories`); every tally a
+    /// function here returns is settled.
     /// In the order the runs first met them: a run meets its fields in the order the last one
     /// did, so the next field is looked for where the last one was found, before `int_at`.
     ints: Vec<(String, IntSums)>,
     /// Where each field of `ints` is, by path.
     int_at: BTreeMap<String, usize>,
+    /// Categorical fields while runs are being added, as `ints` are for whole numbers: each run
+    /// meets them in the order the last one did, so the next is looked for where the last was
+    /// found, before `cat_at`. `settle` adds them into `categories`.
+    cats: Vec<(String, BTreeMap<Value, u64>)>,
+    /// Where each field of `cats` is, by path.
+    cat_at: BTreeMap<String, usize>,
     /// Runs of a procedure simulated round after round ([`Until`]) that had not ended after its
     /// most rounds: counted in `runs`, with no outcome.
     pub unfinished: u64,
@@ -70,7 +77,7 @@ impl Tally {
         self.runs += 1;
         // One path buffer for the whole outcome: a field's path is allocated only the first time
         // a tally meets it (a tenth of a battle's time went to building paths anew for each run).
-        let mut next_int = 0;
+        let (mut next_int, mut next_cat) = (0, 0);
         visit_flat(&mut String::new(), outcome, &mut |path, v| match v {
             Value::Int(i) => {
                 if !path.contains('.') {
@@ -80,19 +87,33 @@ impl Tally {
             }
             Value::Dec(d) => self.number(path, BigRational::new(BigInt::from(d.numer()), BigInt::from(d.denom()))),
             Value::None => {}
-            other => {
-                let counts = match self.categories.get_mut(path) {
-                    Some(c) => c,
-                    None => self.categories.entry(path.to_string()).or_default(),
-                };
-                match counts.get_mut(other) {
-                    Some(n) => *n += 1,
-                    None => {
-                        counts.insert(other.clone(), 1);
-                    }
+            other => next_cat = self.category(next_cat, path, other) + 1,
+        });
+    }
+
+    /// Counts `value` in categorical field `path`, looking first at position `guess` of `cats`;
+    /// returns the field's position.
+    fn category(&mut self, guess: usize, path: &str, value: &Value) -> usize {
+        let k = match self.cats.get(guess) {
+            Some((p, _)) if p == path => guess,
+            _ => match self.cat_at.get(path) {
+                Some(&k) => k,
+                None => {
+                    self.cats.push((path.to_string(), BTreeMap::new()));
+                    self.cat_at.insert(path.to_string(), self.cats.len() - 1);
+                    self.cats.len() - 1
+                }
+            },
+        };
+        if let Some((_, counts)) = self.cats.get_mut(k) {
+            match counts.get_mut(value) {
+                Some(n) => *n += 1,
+                None => {
+                    counts.insert(value.clone(), 1);
                 }
             }
-        });
+        }
+        k
     }
 
     /// Lists every declared value of each top-level enum or yes/no output, so that a value no run
@@ -167,8 +188,16 @@ impl Tally {
         k
     }
 
-    /// Moves the whole-number sums into `numbers` and `bounds`.
+    /// Moves the whole-number sums into `numbers` and `bounds`, and the categorical counts into
+    /// `categories`.
     fn settle(&mut self) {
+        self.cat_at.clear();
+        for (path, counts) in std::mem::take(&mut self.cats) {
+            let mine = self.categories.entry(path).or_default();
+            for (v, c) in counts {
+                *mine.entry(v).or_insert(0) += c;
+            }
+        }
         self.int_at.clear();
         for (path, e) in std::mem::take(&mut self.ints) {
             let (lo, hi) = (
@@ -624,6 +653,39 @@ mod tests {
         assert_eq!(t.mean("a").map(|e| e.value), Some(11.0 / 4.0));
     }
 
+    /// The same for categorical fields: counted where they belong whatever the order, added to
+    /// what `declare_outcomes` or an earlier settle put there, and merged part by part.
+    #[test]
+    fn categories_met_in_another_order_count_in_their_own_fields() {
+        let rec = |fields: &[(&'static str, bool)]| Value::Record(fields.iter().map(|&(k, v)| (k, Value::Bool(v))).collect());
+        let mut t = Tally::default();
+        t.categories.entry("b".into()).or_default().insert(Value::Bool(false), 0);
+        for r in [
+            rec(&[("a", true), ("b", true)]),
+            rec(&[("b", false), ("a", true)]),
+            rec(&[("a", false)]),
+            rec(&[("c", true), ("a", true), ("b", true)]),
+        ] {
+            t.add(&r);
+        }
+        t.settle();
+        t.add(&rec(&[("a", false), ("b", false)]));
+        let mut other = Tally::default();
+        other.add(&rec(&[("b", true), ("a", true)]));
+        t.merge(other);
+        let counts = |f: &str| -> Vec<(Value, u64)> {
+            t.categories
+                .get(f)
+                .map(|m| m.iter().map(|(v, &n)| (v.clone(), n)).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(counts("a"), vec![(Value::Bool(false), 2), (Value::Bool(true), 4)]);
+        assert_eq!(counts("b"), vec![(Value::Bool(false), 2), (Value::Bool(true), 3)]);
+        assert_eq!(counts("c"), vec![(Value::Bool(true), 1)]);
+        assert_eq!(t.runs, 6);
+        assert!(t.cats.is_empty() && t.cat_at.is_empty(), "merged tallies are settled");
+    }
+
     #[test]
     fn exact_shares_add_up_per_field_value() {
         let rec = |r: &'static str, n: i64| Value::Record(vec![("result", Value::Text(r.into())), ("rounds", Value::Int(n))]);
@@ -647,6 +709,7 @@ mod tests {
             let v = |on: bool| Value::Bool(on);
             t.add(&Value::Record(vec![("even", v(i % 2 == 0)), ("first", v(i == 0))]));
         }
+        t.settle();
         let (field, _, half) = t.widest_interval(|_| true).unwrap_or_else(|| panic!("no categories"));
         assert_eq!(field, "even");
         assert!((half - 0.0962).abs() < 0.001, "{half}");
