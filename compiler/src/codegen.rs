@@ -3284,7 +3284,6 @@ fn expr_views_only(e: &Expr, var: &str) -> bool {
     }
 }
 
-/// Every local an expression reads.
 /// Does the expression read any output of the resolver (which a `set` may change)?
 fn reads_output(e: &Expr) -> bool {
     let mut todo = vec![e];
@@ -3297,6 +3296,7 @@ fn reads_output(e: &Expr) -> bool {
     false
 }
 
+/// Every local an expression reads.
 fn locals_of(e: &Expr) -> Vec<&str> {
     let mut out = Vec::new();
     let mut todo = vec![e];
