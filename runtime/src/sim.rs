@@ -94,16 +94,13 @@ impl Tally {
     /// Counts `value` in categorical field `path`, looking first at position `guess` of `cats`;
     /// returns the field's position.
     fn category(&mut self, guess: usize, path: &str, value: &Value) -> usize {
-        let k = match self.cats.get(guess) {
-            Some((p, _)) if p == path => guess,
-            _ => match self.cat_at.get(path) {
-                Some(&k) => k,
-                None => {
-                    self.cats.push((path.to_string(), BTreeMap::new()));
-                    self.cat_at.insert(path.to_string(), self.cats.len() - 1);
-                    self.cats.len() - 1
-                }
-            },
+        let k = match position(&self.cats, &self.cat_at, guess, path) {
+            Some(k) => k,
+            None => {
+                self.cats.push((path.to_string(), BTreeMap::new()));
+                self.cat_at.insert(path.to_string(), self.cats.len() - 1);
+                self.cats.len() - 1
+            }
         };
         if let Some((_, counts)) = self.cats.get_mut(k) {
             match counts.get_mut(value) {
@@ -155,10 +152,7 @@ impl Tally {
     /// returns the field's position.
     fn int(&mut self, guess: usize, path: &str, x: i64) -> usize {
         let square = i128::from(x) * i128::from(x);
-        let at = match self.ints.get(guess) {
-            Some((p, _)) if p == path => Some(guess),
-            _ => self.int_at.get(path).copied(),
-        };
+        let at = position(&self.ints, &self.int_at, guess, path);
         if let Some((k, (_, e))) = at.and_then(|k| Some((k, self.ints.get_mut(k)?))) {
             match (e.sum.checked_add(i128::from(x)), e.squares.checked_add(square)) {
                 (Some(sum), Some(squares)) => {
@@ -193,10 +187,7 @@ impl Tally {
     fn settle(&mut self) {
         self.cat_at.clear();
         for (path, counts) in std::mem::take(&mut self.cats) {
-            let mine = self.categories.entry(path).or_default();
-            for (v, c) in counts {
-                *mine.entry(v).or_insert(0) += c;
-            }
+            add_counts(&mut self.categories, path, counts);
         }
         self.int_at.clear();
         for (path, e) in std::mem::take(&mut self.ints) {
@@ -250,10 +241,7 @@ impl Tally {
         self.runs += o.runs;
         self.unfinished += o.unfinished;
         for (k, m) in o.categories {
-            let mine = self.categories.entry(k).or_default();
-            for (v, c) in m {
-                *mine.entry(v).or_insert(0) += c;
-            }
+            add_counts(&mut self.categories, k, m);
         }
         for (k, (lo, hi)) in &o.bounds {
             self.bound(k, lo, hi);
@@ -583,6 +571,23 @@ fn run_part(
     }
     tally.settle();
     Ok(tally)
+}
+
+/// Where field `path` is in `fields` (kept in the order runs meet them): at `guess`, where the
+/// last run had the next field, or else by `at`.
+fn position<T>(fields: &[(String, T)], at: &BTreeMap<String, usize>, guess: usize, path: &str) -> Option<usize> {
+    match fields.get(guess) {
+        Some((p, _)) if p == path => Some(guess),
+        _ => at.get(path).copied(),
+    }
+}
+
+/// Adds the counts of categorical field `path` to `categories`.
+fn add_counts(categories: &mut BTreeMap<String, BTreeMap<Value, u64>>, path: String, counts: BTreeMap<Value, u64>) {
+    let mine = categories.entry(path).or_default();
+    for (v, c) in counts {
+        *mine.entry(v).or_insert(0) += c;
+    }
 }
 
 /// One run of a procedure of rounds: the last round's outcome, or None when it had not ended
