@@ -666,9 +666,24 @@ impl Enumerator {
         let mut merged_len = 0usize;
         let walked = leaves(&mut sub, self.limit, &inputs, &mut |o, w| {
             let k = project(&o);
-            if let Some((_, _, slot)) = classes.iter_mut().rev().take(16).find(|c| c.0 == k) {
-                slot.add(&w);
-                return;
+            // Leaves usually come with their classes in ascending order: a class after the last
+            // one is new, and needs no search.
+            let after_last = match classes.last_mut() {
+                Some((last, _, slot)) => match (*last).cmp(&k) {
+                    Ordering::Equal => {
+                        slot.add(&w);
+                        return;
+                    }
+                    Ordering::Less => true,
+                    Ordering::Greater => false,
+                },
+                None => true,
+            };
+            if !after_last {
+                if let Some((_, _, slot)) = classes.iter_mut().rev().take(16).find(|c| c.0 == k) {
+                    slot.add(&w);
+                    return;
+                }
             }
             classes.push((k, o, w));
             if classes.len() >= 2 * merged_len + 32 {
@@ -1099,18 +1114,15 @@ impl<O: Ord> Leaves<O> {
 }
 
 /// Sorts `leaves` by outcome and adds up the weights of equal outcomes: one entry per outcome.
-/// Equal outcomes are merged, and exact sums do not depend on the order they are added in; the
-/// sort is the stable one for its speed on runs: a forward pass meets its leaves in long sorted
-/// runs (a roll's values ascending, a call's classes in order), which it merges in linear time
-/// where the unstable sort would partition them again.
+/// Exact sums do not depend on the order they are added in.
 fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
-    merge_by_key(leaves, true);
+    merge_by_key(leaves);
 }
 
 /// Sorts a callee's classes by what the caller reads (stably: the outcome met first stays the
 /// class's) and adds up the weights of each.
 fn merge_classes<K: Ord, O>(classes: &mut Vec<(K, O, Weight)>) {
-    merge_by_key(classes, true);
+    merge_by_key(classes);
 }
 
 /// An entry of a list of weighted leaves or classes: what it is told apart by, and its weight.
@@ -1140,22 +1152,52 @@ impl<K: Ord, O> Weighed for (K, O, Weight) {
     }
 }
 
-/// Sorts `items` by key and merges each run of equal keys into its first item, adding up their
-/// weights.
-fn merge_by_key<T: Weighed>(items: &mut Vec<T>, stable: bool) {
-    if stable {
-        items.sort_by(|a, b| a.key().cmp(b.key()));
-    } else {
-        items.sort_unstable_by(|a, b| a.key().cmp(b.key()));
-    }
-    items.dedup_by(|next, kept| {
-        if next.key() != kept.key() {
-            return false;
+/// Sorts `items` by key (stably: of equal keys, the item met first stays first) and merges each
+/// run of equal keys into its first item, adding up their weights.
+///
+/// A forward pass meets its leaves, and a callee its classes, nearly in order: long ascending
+/// runs with an item out of place here and there (a call's classes are ordered by what the caller
+/// reads, which need not be the order of the caller's outcome). So the list is walked once; an
+/// item smaller than the one before is moved back to its place in the sorted part (found by
+/// binary search, after the items equal to it), and equal neighbours are merged at the end. Past
+/// `8 n + 64` items moved, the list is far from sorted and the library's stable sort finishes.
+fn merge_by_key<T: Weighed>(items: &mut Vec<T>) {
+    let budget = 8 * items.len() + 64;
+    let mut moved = 0usize;
+    let mut equal = false;
+    for i in 1..items.len() {
+        let (done, rest) = items.split_at(i);
+        let (Some(last), Some(item)) = (done.last(), rest.first()) else {
+            break;
+        };
+        match last.key().cmp(item.key()) {
+            Ordering::Less => {}
+            Ordering::Equal => equal = true,
+            Ordering::Greater => {
+                let at = done.partition_point(|x| x.key() <= item.key());
+                moved += i - at;
+                if moved > budget {
+                    items.sort_by(|a, b| a.key().cmp(b.key()));
+                    equal = true;
+                    break;
+                }
+                equal |= at > 0 && done.get(at - 1).is_some_and(|x| x.key() == item.key());
+                if let Some(part) = items.get_mut(at..=i) {
+                    part.rotate_right(1);
+                }
+            }
         }
-        let w: &Weight = next.weight();
-        kept.weight().add(w);
-        true
-    });
+    }
+    if equal {
+        items.dedup_by(|next, kept| {
+            if next.key() != kept.key() {
+                return false;
+            }
+            let w: &Weight = next.weight();
+            kept.weight().add(w);
+            true
+        });
+    }
 }
 
 /// The watch on this thread, if any (`with_watch`).
@@ -1249,6 +1291,58 @@ pub struct Chain {
 mod tests {
     use super::gcd_u64;
     use num_integer::Integer;
+
+    /// Merging sorts by key, keeps the first item met of each key and adds the weights, whether
+    /// the list is sorted, nearly sorted (a few items out of place, the forward pass's usual
+    /// case), reversed or shuffled (past the budget of moves, where the library sort finishes).
+    #[test]
+    fn merging_equals_a_map_of_first_items_and_sums() {
+        use super::{merge_classes, Weight};
+        use std::collections::BTreeMap;
+        let mut x: u64 = 0x853C_49E6_748F_EA9B;
+        let mut next = move || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            x >> 33
+        };
+        for case in 0..400u64 {
+            let len = (case % 97) as usize;
+            let mut keys: Vec<u64> = (0..len).map(|_| next() % (1 + case % 40)).collect();
+            match case % 4 {
+                0 => keys.sort_unstable(),
+                1 => {
+                    keys.sort_unstable();
+                    // A few items out of place, and a few repeated.
+                    for _ in 0..(case % 5) {
+                        if len > 1 {
+                            let (a, b) = ((next() as usize) % len, (next() as usize) % len);
+                            keys.swap(a, b);
+                        }
+                    }
+                }
+                2 => keys.sort_unstable_by(|a, b| b.cmp(a)),
+                _ => {}
+            }
+            let mut items: Vec<(u64, usize, Weight)> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (k, i, Weight::Small(u128::from(k) + 1, 7)))
+                .collect();
+            let mut want: BTreeMap<u64, (usize, u128)> = BTreeMap::new();
+            for &(k, i, _) in &items {
+                want.entry(k).or_insert((i, 0)).1 += u128::from(k) + 1;
+            }
+            merge_classes(&mut items);
+            let got: Vec<(u64, usize, u128)> = items
+                .into_iter()
+                .map(|(k, i, w)| match w {
+                    Weight::Small(n, 7) => (k, i, n),
+                    other => panic!("weight {other:?}"),
+                })
+                .collect();
+            let want: Vec<(u64, usize, u128)> = want.into_iter().map(|(k, (i, n))| (k, i, n)).collect();
+            assert_eq!(got, want, "case {case}: {keys:?}");
+        }
+    }
 
     #[test]
     fn binary_gcd_equals_euclid() {
