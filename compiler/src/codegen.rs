@@ -2110,12 +2110,19 @@ impl<'a> Gen<'a> {
             let u = format!("{x}_u{}", sets.len());
             let place = inner.iter().map(|f| raw_ident(f)).collect::<Vec<_>>().join(".");
             if let Some((cond, more)) = self.grows(x, &inner, e) {
-                let more = self.owned_expr(more);
+                // A list literal (`x.f + [a]`) is added as an array: no list is allocated for it.
+                let (more, ty) = match &more.kind {
+                    ExprKind::List(items) => {
+                        let items: Vec<String> = items.iter().map(|i| self.owned_expr(i)).collect();
+                        (format!("[{}]", items.join(", ")), format!("[_; {}]", items.len()))
+                    }
+                    _ => (self.owned_expr(more), "Vec<_>".to_string()),
+                };
                 let code = match cond {
                     Some(c) => format!("if {} {{ Some({more}) }} else {{ None }}", self.expr(c)),
                     None => format!("Some({more})"),
                 };
-                let _ = write!(vals, "let {u}: Option<Vec<_>> = {code}; ");
+                let _ = write!(vals, "let {u}: Option<{ty}> = {code}; ");
                 sets.push((place, u, true));
                 continue;
             }
