@@ -435,7 +435,7 @@ impl<'a> Gen<'a> {
             .derive("Hash");
         st.doc(&format!("{} [{}]", if r.title.is_empty() { &r.name } else { &r.title }, r.cite));
         for (f, t, _) in &r.fields {
-            st.new_field(raw_ident(f), self.rty(t)).vis("pub");
+            st.new_field(raw_ident(f), self.field_rty(t)).vis("pub");
         }
         let mut s = codegen::Scope::new();
         s.push_struct(st);
@@ -445,6 +445,7 @@ impl<'a> Gen<'a> {
             .map(|(f, t, b)| {
                 let v = match (t, b) {
                     (Ty::Int, Some((lo, hi))) => format!("{}i64", (*lo).max((*hi).min(0))),
+                    (Ty::List(_), _) => "rt::List::new()".to_string(),
                     _ => self.default_of(t),
                 };
                 format!("{}: {v}", raw_ident(f))
@@ -457,7 +458,7 @@ impl<'a> Gen<'a> {
             .collect();
         let reads: Vec<String> = r.fields.iter().map(|(f, t, _)| {
             let get = format!("fields.iter().find(|(k, _)| *k == {}).map(|(_, v)| v).ok_or_else(|| rt::Error::MissingInput {{ input: format!(\"{{}}.{}\", name), ty: {}.to_string() }})?", lit(f), f, lit(&self.ty_text(t)));
-            format!("{}: {}", raw_ident(f), self.read_from(&get, &format!("{}.{f}", r.name), t))
+            format!("{}: {}", raw_ident(f), into_field(self.read_from(&get, &format!("{}.{f}", r.name), t), t))
         }).collect();
         let infos: Vec<String> = r
             .fields
@@ -924,6 +925,9 @@ impl<'a> Gen<'a> {
             .map(|p| {
                 if is_copy(&p.ty) {
                     format!("{}: {},", raw_ident(&p.name), self.rty(&p.ty))
+                } else if let Ty::List(i) = &p.ty {
+                    // A slice: the caller may lend a list it holds (`Vec`) or a record's (`rt::List`).
+                    format!("{}: &'a [{}],", raw_ident(&p.name), self.rty(i))
                 } else {
                     format!("{}: &'a {},", raw_ident(&p.name), self.rty(&p.ty))
                 }
@@ -941,7 +945,7 @@ impl<'a> Gen<'a> {
         );
         if r.policy {
             // An application's policy takes the owned inputs.
-            let copy = per_input(r, |n| format!("{n}: self.{n}"), |n| format!("{n}: self.{n}.clone()"));
+            let copy = per_input(r, |n| format!("{n}: self.{n}"), |n| format!("{n}: self.{n}.to_owned()"));
             let _ = writeln!(
                 out,
                 "impl RtArgs{cname}{} {{ fn to_inputs(&self) -> {cname}Inputs {{ {cname}Inputs {{ {} }} }} }}",
@@ -1330,7 +1334,12 @@ impl<'a> Gen<'a> {
                 if mods.is_empty() && clamp.is_none() && !is_copy(ty) && is_place(value) && self.lendable_root(value) {
                     // A name for a part of the inputs (or of a list read in place), which nothing
                     // can change while the resolver runs: a reference, not a copy.
-                    let _ = writeln!(o, "let {var}: &{} = &{v};", self.rty(ty));
+                    // A list as a slice: the place may be a `Vec` or a record's `rt::List`.
+                    let view = match ty {
+                        Ty::List(i) => format!("[{}]", self.rty(i)),
+                        t => self.rty(t),
+                    };
+                    let _ = writeln!(o, "let {var}: &{view} = &{v};");
                     self.ref_locals.borrow_mut().insert(var.clone());
                 } else if mods.is_empty() && clamp.is_none() {
                     let list = matches!(ty, Ty::List(_));
@@ -1664,7 +1673,7 @@ impl<'a> Gen<'a> {
         let cname = camel(&callee.name);
         let n = self.call_sites.get();
         self.call_sites.set(n + 1);
-        let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.clone()"));
+        let inputs = per_input(callee, |f| format!("{f}: a.{f}"), |f| format!("{f}: a.{f}.to_owned()"));
         let project = self.call_project(var);
         let lifetime = if callee.inputs.iter().any(|p| !is_copy(&p.ty)) {
             "<'_>"
@@ -2017,16 +2026,18 @@ impl<'a> Gen<'a> {
                     let mut vals = String::new();
                     let mut sets = Vec::new();
                     self.with_leaves(x, &[], *rec, updates, &mut vals, &mut sets);
-                    let names: Vec<&str> = sets.iter().map(|(_, u, _)| u.as_str()).collect();
+                    let names: Vec<&str> = sets.iter().map(|(_, u, _, _)| u.as_str()).collect();
                     let _ = writeln!(
                         o,
                         "let ({},) = {{ let {x} = &*{x}_mut; {vals} ({},) }};",
                         names.join(", "),
                         names.join(", ")
                     );
-                    for (path, u, extend) in &sets {
+                    for (path, u, extend, list) in &sets {
                         if *extend {
                             let _ = writeln!(o, "if let Some(more) = {u} {{ {x}_mut.{path}.extend(more); }}");
+                        } else if *list {
+                            let _ = writeln!(o, "{x}_mut.{path} = rt::List::from({u});");
                         } else {
                             let _ = writeln!(o, "{x}_mut.{path} = {u};");
                         }
@@ -2079,7 +2090,7 @@ impl<'a> Gen<'a> {
 
     /// The fields a `with` on the item `x` (at `path`) sets, flattening a nested `f: x.f with (...)`
     /// into the fields it sets: each value's `let` (and the record's range checks, as the copy
-    /// would do them) goes to `vals`, each `(path, value variable, extend)` to `sets`. A list
+    /// would do them) goes to `vals`, each `(path, value variable, extend, list)` to `sets`. A list
     /// field that only grows (`f: x.f + more`, or `f: if c then x.f + more else x.f`) is extended
     /// where it is (`extend`: the variable holds `Some(more)` or `None`), not built anew.
     fn with_leaves(
@@ -2089,7 +2100,7 @@ impl<'a> Gen<'a> {
         rec: usize,
         updates: &[(String, Expr)],
         vals: &mut String,
-        sets: &mut Vec<(String, String, bool)>,
+        sets: &mut Vec<(String, String, bool, bool)>,
     ) {
         let r = &self.sys.records[rec];
         let mut level = Vec::new();
@@ -2123,12 +2134,12 @@ impl<'a> Gen<'a> {
                     None => format!("Some({more})"),
                 };
                 let _ = write!(vals, "let {u}: Option<{ty}> = {code}; ");
-                sets.push((place, u, true));
+                sets.push((place, u, true, true));
                 continue;
             }
             let _ = write!(vals, "let {u} = {}; ", self.owned_expr(e));
             level.push((n.as_str(), u.clone()));
-            sets.push((place, u, false));
+            sets.push((place, u, false, matches!(e.ty, Ty::List(_))));
         }
         vals.push_str(&self.field_checks(r, level.into_iter()));
     }
@@ -2151,6 +2162,15 @@ impl<'a> Gen<'a> {
                 Some((Some(c), added(v)?))
             }
             _ => Some((None, added(e)?)),
+        }
+    }
+
+    /// The Rust type of a record's field: a list is an `rt::List` (shared when the record is
+    /// copied), any other type as `rty` gives it.
+    fn field_rty(&self, t: &Ty) -> String {
+        match t {
+            Ty::List(i) => format!("rt::List<{}>", self.rty(i)),
+            other => self.rty(other),
         }
     }
 
@@ -2655,7 +2675,7 @@ impl<'a> Gen<'a> {
                 let inits: Vec<String> = fields
                     .iter()
                     .enumerate()
-                    .map(|(i, (n, _))| format!("{}: f{i}", raw_ident(n)))
+                    .map(|(i, (n, x))| format!("{}: {}", raw_ident(n), into_field(format!("f{i}"), &x.ty)))
                     .collect();
                 let _ = write!(code, "{} {{ {} }} }}", camel(&r.name), inits.join(", "));
                 code
@@ -2675,7 +2695,9 @@ impl<'a> Gen<'a> {
                         .fields
                         .iter()
                         .map(|(n, t, _)| match updates.iter().position(|(u, _)| u == n) {
-                            Some(i) => format!("{}: u{i}", raw_ident(n)),
+                            Some(i) => format!("{}: {}", raw_ident(n), into_field(format!("u{i}"), t)),
+                            // A list field is shared, not copied item by item (`rt::List`).
+                            None if matches!(t, Ty::List(_)) => format!("{}: rt_base.{}.clone()", raw_ident(n), raw_ident(n)),
                             None => format!("{}: {}", raw_ident(n), self.owned(&format!("rt_base.{}", raw_ident(n)), t)),
                         })
                         .collect();
@@ -2683,8 +2705,8 @@ impl<'a> Gen<'a> {
                     return code;
                 }
                 let _ = write!(code, "let mut r = {}; ", self.owned_expr(base));
-                for (i, (n, _)) in updates.iter().enumerate() {
-                    let _ = write!(code, "r.{} = u{i}; ", raw_ident(n));
+                for (i, (n, x)) in updates.iter().enumerate() {
+                    let _ = write!(code, "r.{} = {}; ", raw_ident(n), into_field(format!("u{i}"), &x.ty));
                 }
                 code.push_str("r }");
                 code
@@ -3383,4 +3405,13 @@ fn const_ident(text: &str) -> String {
         out.insert(0, '_');
     }
     out
+}
+
+/// `code`, a value of type `t`, as a record's field holds it: a list (a `Vec`) becomes an
+/// `rt::List`; any other value is as it is.
+fn into_field(code: String, t: &Ty) -> String {
+    match t {
+        Ty::List(_) => format!("rt::List::from({code})"),
+        _ => code,
+    }
 }

@@ -11,6 +11,7 @@ pub mod dice;
 pub mod error;
 pub mod forward;
 pub mod json;
+pub mod list;
 pub mod names;
 pub mod num;
 pub mod odds;
@@ -28,6 +29,7 @@ pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use forward::{enumerate_forward, forward_stats, memo_call_fwd, Fw, Sink};
+pub use list::List;
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};
 pub use odds::{
     enumerate, enumerate_with_limit, enumerator, memo_call, with_leaf_limit, with_plain_calls, with_watch, Distribution, Enumerator, Prob,
