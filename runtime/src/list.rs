@@ -34,13 +34,16 @@ impl<T> List<T> {
 impl<T: Clone> List<T> {
     /// Adds `more` at the end: one new block with the items so far and `more` (the old block
     /// stays with the lists that share it).
-    pub fn extend<I: IntoIterator<Item = T>>(&mut self, more: I) {
-        let mut more = more.into_iter().peekable();
-        if more.peek().is_none() {
+    pub fn extend<I: IntoIterator<Item = T>>(&mut self, more: I)
+    where
+        I::IntoIter: ExactSizeIterator,
+    {
+        let more = more.into_iter();
+        if more.len() == 0 {
             return;
         }
-        let items: Vec<T> = self.as_slice().iter().cloned().chain(more).collect();
-        self.0 = Some(items.into());
+        // The old items and the new ones, of known count: the block is allocated once.
+        self.0 = Some(self.as_slice().iter().cloned().chain(more).collect());
     }
 
     /// Adds one item at the end, as `extend` does.
