@@ -120,6 +120,29 @@ fn run(r: &rt::ResolverInfo, inputs: &Inputs, seed: u64) -> Run {
     (out, rec.events)
 }
 
+/// A simulation of the compiled resolver (inputs read once, each outcome handed to the tally
+/// field by field, `rt::Prepared`) tallies the run seeded `seed` as the tally of its `Value` does:
+/// the same fields, paths, values and order. `value` is that run's outcome.
+fn sim_agrees(c: &rt::ResolverInfo, inputs: &Inputs, seed: u64, value: &Value) -> Result<(), String> {
+    let rt::Exec::Compiled { sim: Some(prepare), .. } = &c.exec else {
+        return Err(format!("{} has no typed simulation", c.name));
+    };
+    let prepared = prepare(inputs).map_err(|e| format!("{}: the inputs were refused: {e}", c.name))?;
+    let mut typed = rt::Tally::default();
+    prepared
+        .run(&mut rt::Seeded::new(seed), &mut typed)
+        .map_err(|e| format!("{}: the typed run failed: {e}", c.name))?;
+    let mut dynamic = rt::Tally::default();
+    dynamic.add_flat(value);
+    if typed != dynamic {
+        return Err(format!(
+            "{}, seed {seed}: the typed tally differs\ntyped:   {typed:?}\ndynamic: {dynamic:?}",
+            c.name
+        ));
+    }
+    Ok(())
+}
+
 fn agree(c: &rt::ResolverInfo, i: &rt::ResolverInfo, inputs: &Inputs, seed: u64) -> bool {
     run(c, inputs, seed) == run(i, inputs, seed)
 }
@@ -183,6 +206,11 @@ fn random_cases(per_resolver: u64, master_seed: u64) -> (u64, u64) {
             let (a, b) = (run(c, &inputs, seed), run(i, &inputs, seed));
             if a != b {
                 panic!("{}", report(&path, c, i, inputs, seed));
+            }
+            if let Ok(v) = &a.0 {
+                if let Err(e) = sim_agrees(c, &inputs, seed, v) {
+                    panic!("{path}: {e}");
+                }
             }
             total += 1;
             resolved += u64::from(a.0.is_ok());
@@ -304,7 +332,7 @@ fn example_files_agree() {
         }
     }
     files.sort();
-    let mut compared = 0;
+    let (mut compared, mut simulated) = (0, 0);
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap_or_default();
         let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(&text) else {
@@ -342,10 +370,17 @@ fn example_files_agree() {
             };
             let (a, b) = (runs(c), runs(i));
             assert!(a == b, "{}: {}", f.display(), report(&path, c, i, bound.clone(), 7));
+            if let (None, Ok(v)) = (&dice, &a.0) {
+                if let Err(e) = sim_agrees(c, &bound, 7, v) {
+                    panic!("{}: {e}", f.display());
+                }
+                simulated += 1;
+            }
             compared += 1;
         }
     }
     assert!(compared >= 20, "only {compared} example files were compared");
+    assert!(simulated >= 5, "only {simulated} example files were simulated");
 }
 
 /// Both backends branch over the Heavy Hit Table's rows, not the 1d6's faces (`ir::classed_rolls`,

@@ -320,6 +320,73 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// Rust statements handing the flattened events of `code` (of type `t`) to `f` (an
+    /// `rt::Flat`): the events `rt::Flatten` gives of its `to_value`, without building it.
+    fn flatten(&self, code: &str, t: &Ty) -> String {
+        match t {
+            Ty::Int => format!("f.int({code});"),
+            Ty::Opt(i) if is_copy(i) => format!(
+                "match {code} {{ Some(x) => {{ {} }} None => f.leaf(&rt::Value::None), }}",
+                self.flatten("x", i)
+            ),
+            Ty::Opt(i) => format!(
+                "match &{code} {{ Some(x) => {{ {} }} None => f.leaf(&rt::Value::None), }}",
+                self.flatten("(*x)", i)
+            ),
+            Ty::List(i) => match self.flatten_item("(*x)", i) {
+                Some(item) => format!("for x in ({code}).iter() {{ {item} }}"),
+                None => String::new(),
+            },
+            Ty::Outcome(_) | Ty::Row(_) | Ty::Rec(_) => format!("rt::Flatten::flatten(&{code}, f);"),
+            _ => format!("f.leaf(&{});", self.to_value(code, t)),
+        }
+    }
+
+    /// `flatten` of a list item: records give their labelled entry; anything else nothing (None).
+    fn flatten_item(&self, code: &str, t: &Ty) -> Option<String> {
+        match t {
+            Ty::Outcome(_) | Ty::Row(_) | Ty::Rec(_) => Some(format!("rt::Flatten::flatten_item(&{code}, f);")),
+            Ty::Opt(i) => {
+                let inner = self.flatten_item("(*y)", i)?;
+                Some(format!("if let Some(y) = &{code} {{ {inner} }}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// `impl rt::Flatten` for a record-like type `name` with `fields` (field name, Rust access
+    /// on `self`, type) in declaration order.
+    fn flatten_impl(&self, name: &str, fields: &[(String, String, Ty)]) -> String {
+        let whole: Vec<String> = fields
+            .iter()
+            .map(|(f, code, t)| format!("f.key({}); {} f.up();", lit(f), self.flatten(code, t)))
+            .collect();
+        // As an item: labelled by its first field when that is an enum or a text (or an optional
+        // one, when it is there).
+        let rest = |from: usize| -> String {
+            fields[from..]
+                .iter()
+                .map(|(f, code, t)| format!("f.key({}); {} f.up();", lit(f), self.flatten(code, t)))
+                .collect()
+        };
+        let item = match fields.first() {
+            Some((_, code, Ty::Enum(_))) => format!("f.label(rt::Label::Enum(rt::EnumType::name({code}))); {} f.up();", rest(1)),
+            Some((_, code, Ty::Text)) => format!("f.label(rt::Label::Text(&*{code})); {} f.up();", rest(1)),
+            Some((_, code, Ty::Opt(i))) if matches!(**i, Ty::Enum(_)) => format!(
+                "if let Some(l) = {code} {{ f.label(rt::Label::Enum(rt::EnumType::name(l))); {} f.up(); }}",
+                rest(1)
+            ),
+            Some((_, code, Ty::Opt(i))) if matches!(**i, Ty::Text) => {
+                format!("if let Some(l) = &{code} {{ f.label(rt::Label::Text(&**l)); {} f.up(); }}", rest(1))
+            }
+            _ => String::new(),
+        };
+        format!(
+            "impl rt::Flatten for {name} {{ fn flatten<F: rt::Flat + ?Sized>(&self, f: &mut F) {{ {} }} fn flatten_item<F: rt::Flat + ?Sized>(&self, f: &mut F) {{ {item} }} }}",
+            whole.join(" ")
+        )
+    }
+
     /// A registry type as a `static` (one per input or output), returning its name.
     fn registry_ty(&self, t: &Ty, bounds: Option<(i64, i64)>, statics: &mut Vec<String>) -> String {
         let name = format!("TY_{}", statics.len());
@@ -482,7 +549,7 @@ impl<'a> Gen<'a> {
             lit(&r.name),
             infos.join(", "),
             serialize_via_value(&name)
-        )
+        ) + &self.flatten_impl(&name, &fields_of(r.fields.iter().map(|(f, t, _)| (f, t))))
     }
 
     /// Run-time checks that bounded int fields stay within their declared range.
@@ -622,8 +689,9 @@ impl<'a> Gen<'a> {
             .collect();
         let _ = writeln!(
             out,
-            "impl {row_ty} {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}",
-            fields.join(", ")
+            "impl {row_ty} {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}\n{}",
+            fields.join(", "),
+            self.flatten_impl(&row_ty, &fields_of(cols.iter().map(|(c, ct)| (c, ct))))
         );
         // A range table's lookup: the row for a whole number (a `match` on ranges) or a decimal
         // (`if` tests in row order: the first row in the text whose band holds it).
@@ -857,9 +925,10 @@ impl<'a> Gen<'a> {
             .collect();
         let _ = writeln!(
             out,
-            "impl {cname}Outcome {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}\n{}",
+            "impl {cname}Outcome {{ pub fn to_value(&self) -> rt::Value {{ rt::Value::Record(vec![{}]) }} }}\n{}\n{}",
             fields.join(", "),
-            serialize_via_value(&format!("{cname}Outcome"))
+            serialize_via_value(&format!("{cname}Outcome")),
+            self.flatten_impl(&format!("{cname}Outcome"), &fields_of(r.outputs.iter().map(|p| (&p.name, &p.ty))))
         );
         // The resolver.
         let mut body = String::new();
@@ -1007,7 +1076,7 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(
             out,
-            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn odds_{n}(inputs_: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; let d = odds::{rn}(&typed_)?; let mut outcomes: Vec<(rt::Value, rt::Prob)> = d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(); outcomes.sort_by(|a, b| a.0.cmp(&b.0)); Ok(rt::Distribution {{ outcomes }}) }}",
+            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn odds_{n}(inputs_: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; let d = odds::{rn}(&typed_)?; let mut outcomes: Vec<(rt::Value, rt::Prob)> = d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(); outcomes.sort_by(|a, b| a.0.cmp(&b.0)); Ok(rt::Distribution {{ outcomes }}) }}\nstruct RtPrepared{cname}({cname}Inputs);\nimpl rt::Prepared for RtPrepared{cname} {{ fn run(&self, dice_: &mut dyn rt::Dice, tally_: &mut rt::Tally) -> Result<(), rt::Error> {{ tally_.add_flat(&{rn}(dice_, &mut rt::NoTrace, &self.0)?); Ok(()) }} }}\nfn sim_{n}(inputs_: &rt::Inputs) -> Result<Box<dyn rt::Prepared>, rt::Error> {{ Ok(Box::new(RtPrepared{cname}({cname}Inputs::from_values(inputs_)?))) }}",
             n = r.name,
             rn = raw_ident(&r.name)
         );
@@ -3093,7 +3162,7 @@ impl<'a> Gen<'a> {
                 })
                 .collect();
             resolvers.push(format!(
-                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::Exec::Compiled {{ run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}), chain: {} }} }}",
+                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::Exec::Compiled {{ run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}), chain: {}, sim: Some(sim_{}) }} }}",
                 lit(&r.title),
                 lit(&r.cite),
                 lit(&format!("{}:{}", r.source, r.line)),
@@ -3103,6 +3172,7 @@ impl<'a> Gen<'a> {
                 r.name,
                 r.name,
                 if self.chainable(r) { format!("Some(chain_{})", r.name) } else { "None".to_string() },
+                r.name,
                 n = lit(&r.name)
             ));
         }
@@ -3378,6 +3448,14 @@ fn is_copy(t: &Ty) -> bool {
         Ty::Opt(i) => is_copy(i),
         _ => false,
     }
+}
+
+/// The fields of a record-like type as `Gen::flatten_impl` takes them: name, access on `self`,
+/// type.
+fn fields_of<'a>(fields: impl Iterator<Item = (&'a String, &'a Ty)>) -> Vec<(String, String, Ty)> {
+    fields
+        .map(|(f, t)| (f.clone(), format!("self.{}", raw_ident(f)), t.clone()))
+        .collect()
 }
 
 /// `impl Serialize` for a generated type with `to_value`: the same JSON as the CLI's.

@@ -9,6 +9,7 @@ pub mod bind;
 pub mod chain;
 pub mod dice;
 pub mod error;
+pub mod flat;
 pub mod forward;
 pub mod json;
 pub mod list;
@@ -17,6 +18,7 @@ pub mod num;
 pub mod odds;
 pub mod registry;
 pub mod sim;
+pub mod tally;
 pub mod text;
 pub mod trace;
 pub mod value;
@@ -28,6 +30,7 @@ pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_inpu
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
+pub use flat::{visit_flat, walk_flat, Flat, Flatten, Label};
 pub use forward::{enumerate_forward, forward_stats, memo_call_fwd, Fw, Sink};
 pub use list::List;
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};
@@ -40,6 +43,7 @@ pub use registry::{
     SystemInfo, TableInfo, Ty,
 };
 pub use sim::{exact_shares, run_seed, simulate, simulate_range, simulate_until, Estimate, Tally, Until, MAX_HISTOGRAM_VALUES};
+pub use tally::{PrepareFn, Prepared};
 pub use text::Text;
 pub use trace::{Event, NoTrace, Recorder, Trace};
 pub use value::{

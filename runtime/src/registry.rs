@@ -3,6 +3,7 @@
 
 use crate::dice::Dice;
 use crate::error::Error;
+use crate::tally::PrepareFn;
 use crate::trace::{NoTrace, Recorder};
 use crate::value::{Inputs, Value};
 use std::fmt;
@@ -132,6 +133,9 @@ pub enum Exec {
         /// inputs and outcomes. `None`, or a function answering `None` (an `until` that is not a
         /// yes/no output), falls back to the chain over dynamic values.
         chain: Option<ChainFn>,
+        /// A simulation's runs through the typed resolver: inputs read once, each outcome handed
+        /// to the tally field by field. `None` falls back to `run_quiet`.
+        sim: Option<PrepareFn>,
     },
     /// A resolver evaluated from the checked IR at run time (`rulebook --rules DIR`).
     Interpreted(&'static dyn Runner),

@@ -134,6 +134,7 @@ static RESOLVERS: [ResolverInfo; 1] = [ResolverInfo {
         run_quiet: attack::<NoTrace>,
         odds: None,
         chain: None,
+        sim: None,
     },
 }];
 static SYSTEM: SystemInfo = SystemInfo {

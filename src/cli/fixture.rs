@@ -293,6 +293,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
             run_quiet: attack::<rt::NoTrace>,
             odds: None,
             chain: None,
+            sim: None,
         },
     },
     rt::ResolverInfo {
@@ -307,6 +308,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
             run_quiet: burst::<rt::NoTrace>,
             odds: None,
             chain: None,
+            sim: None,
         },
     },
     rt::ResolverInfo {
@@ -321,6 +323,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
             run_quiet: volley::<rt::NoTrace>,
             odds: None,
             chain: None,
+            sim: None,
         },
     },
 ];
