@@ -395,10 +395,10 @@ struct Step {
 /// A cached distribution: values and counts of the DISTINCT read values, and their total; for a
 /// roll read through a table (`Dice::roll_classed`), of its rows instead (`rows`): per row in
 /// which a value falls, the least such value and the count of them all.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Cached {
     spec: DiceSpec,
-    rows: Option<Box<[(i64, i64)]>>,
+    rows: Option<std::rc::Rc<[(i64, i64)]>>,
     pub(crate) dist: std::rc::Rc<[(i64, u64)]>,
     pub(crate) total: u64,
 }
@@ -473,11 +473,41 @@ thread_local! {
     /// The distributions of the dice thrown on this thread so far, at most `SHARED_DISTRIBUTIONS`:
     /// every enumeration of `4d6` needs the same 21 totals and counts.
     static DISTRIBUTIONS: std::cell::RefCell<Vec<(DiceSpec, std::rc::Rc<[(i64, u64)]>)>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The same for an enumerator's dice, with their table rows (`shared_cached`).
+    static CLASSED: std::cell::RefCell<Vec<Cached>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Most dice distributions kept per thread (`shared_distribution`); past it they are computed
 /// each time.
 const SHARED_DISTRIBUTIONS: usize = 64;
+
+/// The distinct values of `spec` with their counts (or, with `rows`, one per row of a table they
+/// fall in) and the count of them all, computed once per thread (at most `SHARED_DISTRIBUTIONS`
+/// of them) and shared: every exact fire of a battle needs the same classed To Hit roll.
+fn shared_cached(spec: &DiceSpec, rows: Option<&[(i64, i64)]>) -> Result<Cached, Error> {
+    let known = CLASSED.with(|c| c.borrow().iter().find(|k| k.spec == *spec && k.rows.as_deref() == rows).cloned());
+    if let Some(k) = known {
+        return Ok(k);
+    }
+    let mut dist = shared_distribution(spec)?;
+    let total = dist.iter().map(|&(_, c)| c).sum();
+    if let Some(rows) = rows {
+        dist = classed(&dist, rows).into();
+    }
+    let made = Cached {
+        spec: *spec,
+        rows: rows.map(std::rc::Rc::from),
+        dist,
+        total,
+    };
+    CLASSED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() < SHARED_DISTRIBUTIONS {
+            c.push(made.clone());
+        }
+    });
+    Ok(made)
+}
 
 /// `spec.distribution()`, computed once per thread.
 fn shared_distribution(spec: &DiceSpec) -> Result<std::rc::Rc<[(i64, u64)]>, Error> {
@@ -551,20 +581,11 @@ impl Enumerator {
         if let Some(i) = self.cache.iter().position(|c| c.spec == *spec && c.rows.as_deref() == rows) {
             return Ok(i);
         }
-        let mut dist = shared_distribution(spec)?;
-        let total = dist.iter().map(|&(_, c)| c).sum();
-        if let Some(rows) = rows {
-            dist = classed(&dist, rows).into();
-        }
-        if u32::try_from(dist.len()).is_err() {
+        let c = shared_cached(spec, rows)?;
+        if u32::try_from(c.dist.len()).is_err() {
             return Err(Error::DiceTooLarge { notation: spec.notation() });
         }
-        self.cache.push(Cached {
-            spec: *spec,
-            rows: rows.map(Box::from),
-            dist,
-            total,
-        });
+        self.cache.push(c);
         Ok(self.cache.len() - 1)
     }
 

@@ -465,7 +465,7 @@ impl Flat for Follow<'_> {
     }
 
     fn up(&mut self) {
-        if self.next_is(|t| *t == Tok::Up) {
+        if self.next_is(|t| matches!(t, Tok::Up)) {
             self.open.pop();
         } else {
             self.path.up();
@@ -505,7 +505,7 @@ impl Flat for Follow<'_> {
     fn leaf(&mut self, v: &Value) {
         match v {
             Value::None => {
-                if !self.next_is(|t| *t == Tok::None) {
+                if !self.next_is(|t| matches!(t, Tok::None)) {
                     self.shape.push(Tok::None);
                 }
             }
