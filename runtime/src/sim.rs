@@ -149,7 +149,7 @@ fn run_part(
     // A compiled resolver reads its inputs once, and hands each run's outcome to the tally field
     // by field.
     let prepared = match (&r.exec, until) {
-        (Exec::Compiled { sim: Some(prepare), .. }, None) => Some(prepare(inputs)?),
+        (Exec::Compiled { sim: Some(prepare), .. }, None) if !range.is_empty() => Some(prepare(inputs)?),
         _ => None,
     };
     for i in range {
