@@ -357,10 +357,6 @@ impl<'a> Gen<'a> {
     /// `impl rt::Flatten` for a record-like type `name` with `fields` (field name, Rust access
     /// on `self`, type) in declaration order.
     fn flatten_impl(&self, name: &str, fields: &[(String, String, Ty)]) -> String {
-        let whole: Vec<String> = fields
-            .iter()
-            .map(|(f, code, t)| format!("f.key({}); {} f.up();", lit(f), self.flatten(code, t)))
-            .collect();
         // As an item: labelled by its first field when that is an enum or a text (or an optional
         // one, when it is there).
         let rest = |from: usize| -> String {
@@ -383,7 +379,7 @@ impl<'a> Gen<'a> {
         };
         format!(
             "impl rt::Flatten for {name} {{ fn flatten<F: rt::Flat + ?Sized>(&self, f: &mut F) {{ {} }} fn flatten_item<F: rt::Flat + ?Sized>(&self, f: &mut F) {{ {item} }} }}",
-            whole.join(" ")
+            rest(0)
         )
     }
 
