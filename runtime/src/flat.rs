@@ -91,11 +91,6 @@ impl Flatten for Value {
     }
 }
 
-/// The events of `v` flattened, into `f`.
-pub fn walk_flat(v: &impl Flatten, f: &mut impl Flat) {
-    v.flatten(f);
-}
-
 /// The path of each entry entered, kept in one buffer: `up` goes back to where the entry began.
 #[derive(Debug, Default)]
 pub(crate) struct Path {
@@ -151,7 +146,7 @@ pub fn visit_flat(v: &Value, f: &mut dyn FnMut(&str, &Value)) {
             (self.f)(&self.path.path, v);
         }
     }
-    walk_flat(v, &mut Visit { path: Path::default(), f });
+    v.flatten(&mut Visit { path: Path::default(), f });
 }
 
 #[cfg(test)]

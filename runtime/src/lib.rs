@@ -30,7 +30,7 @@ pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_inpu
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
-pub use flat::{visit_flat, walk_flat, Flat, Flatten, Label};
+pub use flat::{visit_flat, Flat, Flatten, Label};
 pub use forward::{enumerate_forward, forward_stats, memo_call_fwd, Fw, Sink};
 pub use list::List;
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};
