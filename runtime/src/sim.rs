@@ -157,10 +157,10 @@ fn run_part(
         match until {
             None => match &prepared {
                 Some(p) => p.run(&mut dice, &mut tally)?,
-                None => tally.add(&r.run_quiet(&mut dice, &mut NoTrace, inputs)?),
+                None => tally.add_flat(&r.run_quiet(&mut dice, &mut NoTrace, inputs)?),
             },
             Some(u) => match run_rounds(r, inputs, u, &mut dice)? {
-                Some(outcome) => tally.add(&outcome),
+                Some(outcome) => tally.add_flat(&outcome),
                 None => {
                     tally.runs += 1;
                     tally.unfinished += 1;

@@ -81,10 +81,6 @@ impl IntSums {
 pub const MAX_HISTOGRAM_VALUES: usize = 1000;
 
 impl Tally {
-    pub(crate) fn add(&mut self, outcome: &Value) {
-        self.add_flat(outcome);
-    }
-
     /// Adds one run's outcome: a dynamic `Value`, or a generated outcome read field by field
     /// (the same events as its `to_value`, without building it).
     pub fn add_flat<O: Flatten + ?Sized>(&mut self, outcome: &O) {
@@ -352,10 +348,14 @@ enum Tok {
     Dec,
 }
 
-/// The last run's events. Part of how a tally counts, not of what it counted: two tallies of the
+/// The last run's events, and room for a run's open entries (kept between runs, so a run
+/// allocates nothing). Part of how a tally counts, not of what it counted: two tallies of the
 /// same runs are equal whatever their shapes.
 #[derive(Clone, Debug, Default)]
-struct Shape(Vec<Tok>);
+struct Shape {
+    toks: Vec<Tok>,
+    open: Vec<usize>,
+}
 
 impl PartialEq for Shape {
     fn eq(&self, _: &Shape) -> bool {
@@ -365,7 +365,7 @@ impl PartialEq for Shape {
 
 impl Shape {
     fn clear(&mut self) {
-        self.0.clear();
+        self.toks.clear();
     }
 }
 
@@ -380,7 +380,7 @@ struct Follow<'t> {
     at: usize,
     following: bool,
     /// The positions in the shape of the fields and labels entered and not yet left.
-    open: Vec<usize>,
+    open: &'t mut Vec<usize>,
     path: Path,
     next_int: usize,
     next_cat: usize,
@@ -388,12 +388,13 @@ struct Follow<'t> {
 
 impl<'t> Follow<'t> {
     fn start(t: &'t mut Tally, shape: &'t mut Shape) -> Follow<'t> {
+        shape.open.clear();
         Follow {
             t,
-            shape: &mut shape.0,
+            shape: &mut shape.toks,
             at: 0,
             following: true,
-            open: Vec::new(),
+            open: &mut shape.open,
             path: Path::default(),
             next_int: 0,
             next_cat: 0,
@@ -416,7 +417,7 @@ impl<'t> Follow<'t> {
     /// is kept only up to here.
     fn leave(&mut self) {
         self.following = false;
-        for &i in &self.open {
+        for &i in self.open.iter() {
             match self.shape.get(i) {
                 Some(Tok::Key(k)) => self.path.key(k),
                 Some(Tok::Enum(e)) => self.path.label(Label::Enum(e)),
@@ -427,11 +428,10 @@ impl<'t> Follow<'t> {
         self.shape.truncate(self.at);
     }
 
-    fn finish(mut self) {
+    fn finish(self) {
         if self.following {
             self.shape.truncate(self.at);
         }
-        self.open.clear();
     }
 }
 
@@ -616,7 +616,7 @@ mod tests {
     fn tally_of(values: &[i64], threads: usize) -> Tally {
         let mut parts = vec![Tally::default(); threads];
         for (i, &v) in values.iter().enumerate() {
-            parts[i % threads].add(&Value::Record(vec![("lost", Value::Int(v))]));
+            parts[i % threads].add_flat(&Value::Record(vec![("lost", Value::Int(v))]));
         }
         let mut total = Tally::default();
         for p in parts {
@@ -652,7 +652,7 @@ mod tests {
             rec(&[("a", 5)]),
             rec(&[("c", 7), ("a", 1), ("b", 10)]),
         ] {
-            t.add(&r);
+            t.add_flat(&r);
         }
         t.settle();
         let int = |n: i64| BigRational::from_integer(BigInt::from(n));
@@ -676,12 +676,12 @@ mod tests {
             rec(&[("a", false)]),
             rec(&[("c", true), ("a", true), ("b", true)]),
         ] {
-            t.add(&r);
+            t.add_flat(&r);
         }
         t.settle();
-        t.add(&rec(&[("a", false), ("b", false)]));
+        t.add_flat(&rec(&[("a", false), ("b", false)]));
         let mut other = Tally::default();
-        other.add(&rec(&[("b", true), ("a", true)]));
+        other.add_flat(&rec(&[("b", true), ("a", true)]));
         t.merge(other);
         let counts = |f: &str| -> Vec<(Value, u64)> {
             t.categories
@@ -702,7 +702,7 @@ mod tests {
         let mut t = Tally::default();
         for i in 0..100 {
             let v = |on: bool| Value::Bool(on);
-            t.add(&Value::Record(vec![("even", v(i % 2 == 0)), ("first", v(i == 0))]));
+            t.add_flat(&Value::Record(vec![("even", v(i % 2 == 0)), ("first", v(i == 0))]));
         }
         t.settle();
         let (field, _, half) = t.widest_interval(|_| true).unwrap_or_else(|| panic!("no categories"));
@@ -808,9 +808,9 @@ mod tests {
         let (mut followed, mut by_paths) = (Tally::default(), Tally::default());
         for run in 0..3000 {
             let o = outcome(run % 7 != 0, &mut next);
-            followed.add(&o);
+            followed.add_flat(&o);
             by_paths.shape.clear();
-            by_paths.add(&o);
+            by_paths.add_flat(&o);
         }
         followed.settle();
         by_paths.settle();
