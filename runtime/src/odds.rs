@@ -470,58 +470,42 @@ pub(crate) struct CallDist {
 }
 
 thread_local! {
-    /// The distributions of the dice thrown on this thread so far, at most `SHARED_DISTRIBUTIONS`:
-    /// every enumeration of `4d6` needs the same 21 totals and counts.
-    static DISTRIBUTIONS: std::cell::RefCell<Vec<(DiceSpec, std::rc::Rc<[(i64, u64)]>)>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The same for an enumerator's dice, with their table rows (`shared_cached`).
-    static CLASSED: std::cell::RefCell<Vec<Cached>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The distributions of the dice thrown on this thread so far, with their table rows when
+    /// branched over by row, at most `SHARED_DISTRIBUTIONS` (`shared_cached`): every enumeration
+    /// of `4d6` needs the same 21 totals and counts.
+    static DISTRIBUTIONS: std::cell::RefCell<Vec<Cached>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Most dice distributions kept per thread (`shared_distribution`); past it they are computed
-/// each time.
+/// Most dice distributions kept per thread (`shared_cached`); past it they are computed each time.
 const SHARED_DISTRIBUTIONS: usize = 64;
 
 /// The distinct values of `spec` with their counts (or, with `rows`, one per row of a table they
-/// fall in) and the count of them all, computed once per thread (at most `SHARED_DISTRIBUTIONS`
-/// of them) and shared: every exact fire of a battle needs the same classed To Hit roll.
+/// fall in) and the count of them all, computed once per thread and shared: a resolver
+/// enumerated again throws the same dice again.
 fn shared_cached(spec: &DiceSpec, rows: Option<&[(i64, i64)]>) -> Result<Cached, Error> {
-    let known = CLASSED.with(|c| c.borrow().iter().find(|k| k.spec == *spec && k.rows.as_deref() == rows).cloned());
+    let known = DISTRIBUTIONS.with(|c| c.borrow().iter().find(|k| k.spec == *spec && k.rows.as_deref() == rows).cloned());
     if let Some(k) = known {
         return Ok(k);
     }
-    let mut dist = shared_distribution(spec)?;
-    let total = dist.iter().map(|&(_, c)| c).sum();
-    if let Some(rows) = rows {
-        dist = classed(&dist, rows).into();
-    }
+    let plain = spec.distribution()?;
+    let total = plain.iter().map(|&(_, c)| c).sum();
+    let dist = match rows {
+        Some(rows) => classed(&plain, rows).into(),
+        None => plain.into(),
+    };
     let made = Cached {
         spec: *spec,
         rows: rows.map(std::rc::Rc::from),
         dist,
         total,
     };
-    CLASSED.with(|c| {
+    DISTRIBUTIONS.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() < SHARED_DISTRIBUTIONS {
             c.push(made.clone());
         }
     });
     Ok(made)
-}
-
-/// `spec.distribution()`, computed once per thread.
-fn shared_distribution(spec: &DiceSpec) -> Result<std::rc::Rc<[(i64, u64)]>, Error> {
-    if let Some(d) = DISTRIBUTIONS.with(|c| c.borrow().iter().find(|(s, _)| s == spec).map(|(_, d)| d.clone())) {
-        return Ok(d);
-    }
-    let d: std::rc::Rc<[(i64, u64)]> = spec.distribution()?.into();
-    DISTRIBUTIONS.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() < SHARED_DISTRIBUTIONS {
-            c.push((*spec, d.clone()));
-        }
-    });
-    Ok(d)
 }
 
 /// `Dice` that enumerates every distinct read value of every roll; see the module docs.
