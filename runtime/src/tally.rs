@@ -47,7 +47,7 @@ pub struct Tally {
     /// Categorical fields while runs are being added, as `ints` are for whole numbers: each run
     /// meets them in the order the last one did, so the next is looked for where the last was
     /// found, before `cat_at`. `settle` adds them into `categories`.
-    cats: Vec<(String, BTreeMap<Value, u64>)>,
+    cats: Vec<(String, Counts)>,
     /// Where each field of `cats` is, by path.
     cat_at: BTreeMap<String, usize>,
     /// The events of the last run's flattened outcome, each leaf with its place in `ints` or
@@ -56,6 +56,73 @@ pub struct Tally {
     /// Runs of a procedure simulated round after round ([`Until`]) that had not ended after its
     /// most rounds: counted in `runs`, with no outcome.
     pub unfinished: u64,
+}
+
+/// A categorical field's counts while runs are being added. Most fields take a few values (an
+/// enum, yes or no), and a run mostly gives the value the last one gave: a short list, looked at
+/// first where the last value was found, costs less than a search of a map by value (which a
+/// field past [`FEW_VALUES`] values becomes). Compared as the map of counts it stands for.
+#[derive(Clone, Debug)]
+enum Counts {
+    Few { items: Vec<(Value, u64)>, last: usize },
+    Many(BTreeMap<Value, u64>),
+}
+
+/// Distinct values a categorical field keeps in a list ([`Counts`]) before a map.
+const FEW_VALUES: usize = 16;
+
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts::Few {
+            items: Vec::new(),
+            last: 0,
+        }
+    }
+}
+
+impl Counts {
+    /// Counts one run giving `value`.
+    fn add(&mut self, value: &Value) {
+        let Counts::Few { items, last } = self else {
+            if let Counts::Many(m) = self {
+                count_category(m, value);
+            }
+            return;
+        };
+        if let Some((v, n)) = items.get_mut(*last) {
+            if v == value {
+                *n += 1;
+                return;
+            }
+        }
+        if let Some(i) = items.iter().position(|(v, _)| v == value) {
+            if let Some((_, n)) = items.get_mut(i) {
+                *n += 1;
+            }
+            *last = i;
+        } else if items.len() < FEW_VALUES {
+            items.push((value.clone(), 1));
+            *last = items.len() - 1;
+        } else {
+            let mut m: BTreeMap<Value, u64> = std::mem::take(items).into_iter().collect();
+            count_category(&mut m, value);
+            *self = Counts::Many(m);
+        }
+    }
+
+    /// The counts, value → runs.
+    fn into_map(self) -> BTreeMap<Value, u64> {
+        match self {
+            Counts::Few { items, .. } => items.into_iter().collect(),
+            Counts::Many(m) => m,
+        }
+    }
+}
+
+impl PartialEq for Counts {
+    fn eq(&self, o: &Counts) -> bool {
+        self.clone().into_map() == o.clone().into_map()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,13 +165,13 @@ impl Tally {
         let k = match position(&self.cats, &self.cat_at, guess, path) {
             Some(k) => k,
             None => {
-                self.cats.push((path.to_string(), BTreeMap::new()));
+                self.cats.push((path.to_string(), Counts::default()));
                 self.cat_at.insert(path.to_string(), self.cats.len() - 1);
                 self.cats.len() - 1
             }
         };
         if let Some((_, counts)) = self.cats.get_mut(k) {
-            count_category(counts, value);
+            counts.add(value);
         }
         k
     }
@@ -171,7 +238,7 @@ impl Tally {
         self.shape.clear();
         self.cat_at.clear();
         for (path, counts) in std::mem::take(&mut self.cats) {
-            add_counts(&mut self.categories, path, counts);
+            add_counts(&mut self.categories, path, counts.into_map());
         }
         self.int_at.clear();
         for (path, e) in std::mem::take(&mut self.ints) {
@@ -348,8 +415,8 @@ enum Tok {
     Dec,
 }
 
-/// The last run's events, and room for a run's open entries (kept between runs, so a run
-/// allocates nothing). Part of how a tally counts, not of what it counted: two tallies of the
+/// The last run's events, and room for the open entries of a run that leaves them (kept between
+/// runs, so a run allocates nothing). Part of how a tally counts, not of what it counted: two tallies of the
 /// same runs are equal whatever their shapes.
 #[derive(Clone, Debug, Default)]
 struct Shape {
@@ -379,7 +446,8 @@ struct Follow<'t> {
     /// The next event of the shape, while the run follows it.
     at: usize,
     following: bool,
-    /// The positions in the shape of the fields and labels entered and not yet left.
+    /// Room for the positions in the shape of the fields and labels entered and not yet left,
+    /// worked out when the run leaves the shape (a run that follows it keeps no track of them).
     open: &'t mut Vec<usize>,
     path: Path,
     next_int: usize,
@@ -414,9 +482,19 @@ impl<'t> Follow<'t> {
     }
 
     /// The run stops following the shape: the path of the entries open is built, and the shape
-    /// is kept only up to here.
+    /// is kept only up to here. The entries open are those of the shape so far not yet left.
     fn leave(&mut self) {
         self.following = false;
+        self.open.clear();
+        for (i, t) in self.shape.iter().take(self.at).enumerate() {
+            match t {
+                Tok::Key(_) | Tok::Enum(_) | Tok::Text(_) => self.open.push(i),
+                Tok::Up => {
+                    self.open.pop();
+                }
+                _ => {}
+            }
+        }
         for &i in self.open.iter() {
             match self.shape.get(i) {
                 Some(Tok::Key(k)) => self.path.key(k),
@@ -437,25 +515,19 @@ impl<'t> Follow<'t> {
 
 impl Flat for Follow<'_> {
     fn key(&mut self, key: &'static str) {
-        let at = self.at;
-        if self.next_is(|t| matches!(t, Tok::Key(k) if std::ptr::eq(*k, key) || *k == key)) {
-            self.open.push(at);
-        } else {
+        if !self.next_is(|t| matches!(t, Tok::Key(k) if std::ptr::eq(*k, key) || *k == key)) {
             self.path.key(key);
             self.shape.push(Tok::Key(key));
         }
     }
 
     fn label(&mut self, label: Label<'_>) {
-        let at = self.at;
         let same = |t: &Tok| match (t, label) {
             (Tok::Enum(a), Label::Enum(b)) => a == &b,
             (Tok::Text(a), Label::Text(b)) => a == b,
             _ => false,
         };
-        if self.next_is(same) {
-            self.open.push(at);
-        } else {
+        if !self.next_is(same) {
             self.path.label(label);
             self.shape.push(match label {
                 Label::Enum(e) => Tok::Enum(e),
@@ -465,9 +537,7 @@ impl Flat for Follow<'_> {
     }
 
     fn up(&mut self) {
-        if self.next_is(|t| matches!(t, Tok::Up)) {
-            self.open.pop();
-        } else {
+        if !self.next_is(|t| matches!(t, Tok::Up)) {
             self.path.up();
             self.shape.push(Tok::Up);
         }
@@ -527,7 +597,7 @@ impl Flat for Follow<'_> {
                     _ => false,
                 }) {
                     if let Some((_, counts)) = known.and_then(|k| self.t.cats.get_mut(k)) {
-                        count_category(counts, other);
+                        counts.add(other);
                     }
                     return;
                 }
@@ -744,6 +814,38 @@ mod tests {
     /// Runs that repeat the last run's shape skip building paths; runs that change it anywhere
     /// (fields, labels, their order, the kind of a leaf, decimals, sums past i128) fall back to
     /// paths. Either way the tally is the one of paths alone (the shape cleared before each run).
+    #[test]
+    fn categorical_counts_are_the_counts_by_value_however_many_values() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        // A field of three values (the list stays a list), and one of forty (it becomes a map
+        // part-way), each mostly repeating the value before.
+        for distinct in [3u64, 40] {
+            let value = |k: u64| match k % 3 {
+                0 => Value::Enum((k % 7) as u16, ["a", "b", "c", "d", "e", "f", "g"][(k % 7) as usize]),
+                1 => Value::Text(format!("unit {k}")),
+                _ => Value::Bool(k % 2 == 0),
+            };
+            let (mut counts, mut map) = (Counts::default(), BTreeMap::new());
+            let mut k = 0;
+            for _ in 0..5000 {
+                if next(4) == 0 {
+                    k = next(distinct);
+                }
+                counts.add(&value(k));
+                count_category(&mut map, &value(k));
+            }
+            assert_eq!(matches!(counts, Counts::Many(_)), map.len() > FEW_VALUES, "{distinct} values");
+            assert_eq!(map.values().sum::<u64>(), 5000);
+            assert_eq!(counts.into_map(), map, "{distinct} values");
+        }
+    }
+
     #[test]
     fn following_the_last_shape_tallies_as_paths_do() {
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
