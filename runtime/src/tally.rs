@@ -811,18 +811,20 @@ mod tests {
         assert_eq!(tally_of(&many, 4).histograms.get("lost"), Some(&None));
     }
 
-    /// Runs that repeat the last run's shape skip building paths; runs that change it anywhere
-    /// (fields, labels, their order, the kind of a leaf, decimals, sums past i128) fall back to
-    /// paths. Either way the tally is the one of paths alone (the shape cleared before each run).
-    #[test]
-    fn categorical_counts_are_the_counts_by_value_however_many_values() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |n: u64| {
+    /// Numbers below `n`, from a fixed seed: the same runs on every machine.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n: u64| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed % n
-        };
+        }
+    }
+
+    /// A few values or many, a categorical field's counts are the counts of a map by value.
+    #[test]
+    fn categorical_counts_are_the_counts_by_value_however_many_values() {
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         // A field of three values (the list stays a list), and one of forty (it becomes a map
         // part-way), each mostly repeating the value before.
         for distinct in [3u64, 40] {
@@ -846,15 +848,12 @@ mod tests {
         }
     }
 
+    /// Runs that repeat the last run's shape skip building paths; runs that change it anywhere
+    /// (fields, labels, their order, the kind of a leaf, decimals, sums past i128) fall back to
+    /// paths. Either way the tally is the one of paths alone (the shape cleared before each run).
     #[test]
     fn following_the_last_shape_tallies_as_paths_do() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         let statuses = ["active", "broken", "destroyed"];
         let names = ["Alpha", "Bravo", "C Coy", "Delta"];
         let outcome = |same: bool, next: &mut dyn FnMut(u64) -> u64| {
