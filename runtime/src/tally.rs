@@ -83,11 +83,9 @@ impl Default for Counts {
 impl Counts {
     /// Counts one run giving `value`.
     fn add(&mut self, value: &Value) {
-        let Counts::Few { items, last } = self else {
-            if let Counts::Many(m) = self {
-                count_category(m, value);
-            }
-            return;
+        let (items, last) = match self {
+            Counts::Few { items, last } => (items, last),
+            Counts::Many(m) => return count_category(m, value),
         };
         if let Some((v, n)) = items.get_mut(*last) {
             if v == value {
@@ -416,8 +414,8 @@ enum Tok {
 }
 
 /// The last run's events, and room for the open entries of a run that leaves them (kept between
-/// runs, so a run allocates nothing). Part of how a tally counts, not of what it counted: two tallies of the
-/// same runs are equal whatever their shapes.
+/// runs, so a run allocates nothing). Part of how a tally counts, not of what it counted: two
+/// tallies of the same runs are equal whatever their shapes.
 #[derive(Clone, Debug, Default)]
 struct Shape {
     toks: Vec<Tok>,
