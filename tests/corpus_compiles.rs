@@ -208,6 +208,11 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         // condition reads; else the items as the loop started (Charlie too, though `limit` grew).
         "set seen = [Able, Charlie]\n  set total = 12\n  set raised = [Able, Charlie]\n",
         "set seen = [Charlie]\n  set total = 7\n  set raised = [Able, Charlie]\n",
+        // Lists given, not lent, where the caller reads them no more (`ok/given_lists.rules`):
+        // three rounds of a hit each, then a fourth counted (the hits before it, 3 + 8, twice),
+        // then the named unit's side hit once more (no one named: no hit).
+        "set counted = 22\n  set hits = [5, 10]\n",
+        "set counted = 22\n  set hits = [4, 9]\n",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -293,7 +298,7 @@ fn newer_const() -> String {
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 12;
+const NEWER_COUNT: usize = 14;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -316,4 +321,6 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_views.earliest", &[("side", "1")], &[]),
     ("ok_views.loops", &[("bonus", "1")], &[]),
     ("ok_views.loops", &[("bonus", "6")], &[]),
+    ("ok_given_lists.demo", &[("name", "Baker")], &[]),
+    ("ok_given_lists.demo", &[("name", "Nobody")], &[]),
 ];

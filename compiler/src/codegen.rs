@@ -128,6 +128,10 @@ struct Gen<'a> {
     fwd_labels: std::cell::Cell<usize>,
     /// Does the resolver being written collect failed `require`s (`violations`)?
     requires: std::cell::Cell<bool>,
+    /// Writing the body of a resolver that is not a policy (`rt_body_<name>`), which holds its
+    /// `RtArgs…` to change: a list input read no more may be taken (`rt::Arg::take`), to be the
+    /// body's own list or given to a callee.
+    owns_args: std::cell::Cell<bool>,
     /// Views are being written for a loop whose body runs between their items (`Stmt::For`): a
     /// filter then keeps its items in a list first, as no closure may borrow what the body uses.
     eager_views: std::cell::Cell<bool>,
@@ -158,6 +162,7 @@ impl<'a> Gen<'a> {
             fwd_vars: Default::default(),
             fwd_loops: Default::default(),
             fwd_labels: Default::default(),
+            owns_args: Default::default(),
             requires: Default::default(),
             odds_fns: Default::default(),
         }
@@ -965,7 +970,9 @@ impl<'a> Gen<'a> {
         // The inputs checked, the outcome and what the body keeps made: both passes start so.
         body.push_str(&checks);
         body.push_str("'body: {\n");
+        self.owns_args.set(!r.policy);
         self.block(&r.body, &mut body);
+        self.owns_args.set(false);
         body.push_str("}\n");
         self.outcome_end(&mut body);
         let _ = writeln!(
@@ -991,8 +998,9 @@ impl<'a> Gen<'a> {
                 if is_copy(&p.ty) {
                     format!("{}: {},", raw_ident(&p.name), self.rty(&p.ty))
                 } else if let Ty::List(i) = &p.ty {
-                    // A slice: the caller may lend a list it holds (`Vec`) or a record's (`rt::List`).
-                    format!("{}: &'a [{}],", raw_ident(&p.name), self.rty(i))
+                    // Read as a slice: the caller lends a list it holds (`Vec`) or a record's
+                    // (`rt::List`), or gives one it reads no more (`rt::Arg`).
+                    format!("{}: rt::Arg<'a, {}>,", raw_ident(&p.name), self.rty(i))
                 } else {
                     format!("{}: &'a {},", raw_ident(&p.name), self.rty(&p.ty))
                 }
@@ -1018,7 +1026,7 @@ impl<'a> Gen<'a> {
                 copy.join(", ")
             );
         }
-        let lend = per_input(r, |n| format!("{n}: inp.{n}"), |n| format!("{n}: &inp.{n}"));
+        let lend = lend_inputs(r, "inp");
         let body_fn = format!("rt_body_{}", r.name);
         let mut f = codegen::Function::new(&fn_name);
         f.vis("pub")
@@ -1035,8 +1043,9 @@ impl<'a> Gen<'a> {
         f.arg("inp", format!("&{cname}Inputs"))
             .ret(format!("Result<{cname}Outcome, rt::Error>"))
             .line(format!(
-                "{body_fn}(dice, trace, {}&RtArgs{cname} {{ {} }})",
+                "{body_fn}(dice, trace, {}&{}RtArgs{cname} {{ {} }})",
                 if uses_policy { "policy, " } else { "" },
+                if r.policy { "" } else { "mut " },
                 lend.join(", ")
             ));
         let mut b = codegen::Function::new(&body_fn);
@@ -1048,9 +1057,18 @@ impl<'a> Gen<'a> {
         if uses_policy {
             b.arg("policy", "&mut P");
         }
-        b.arg("inp", format!("&RtArgs{cname}{}", if lifetime { "<'_>" } else { "" }))
-            .ret(format!("Result<{cname}Outcome, rt::Error>"))
-            .line(body);
+        // A policy's body reads its loan (an application's policy gets owned inputs); any other
+        // holds its arguments to change, to take a list input it reads no more.
+        b.arg(
+            "inp",
+            format!(
+                "&{}RtArgs{cname}{}",
+                if r.policy { "" } else { "mut " },
+                if lifetime { "<'_>" } else { "" }
+            ),
+        )
+        .ret(format!("Result<{cname}Outcome, rt::Error>"))
+        .line(body);
         if uses_policy {
             // The plain entry point decides as the rules' own policies do.
             let _ = writeln!(
@@ -1599,6 +1617,8 @@ impl<'a> Gen<'a> {
                     ""
                 };
                 let args = format!("{args_ty} {{ {} }}", fields.join(", "));
+                // A body that is not a policy's holds its arguments to change (`owns_args`).
+                let (mut_, pass) = if callee.policy { ("", "&") } else { ("mut ", "&mut ") };
                 if self.memoizable(*resolver) {
                     // Under exact odds the call branches over the callee's outcomes, told apart
                     // by the fields read after it, each worked out once per inputs.
@@ -1611,10 +1631,10 @@ impl<'a> Gen<'a> {
                     ));
                     let _ = writeln!(
                         o,
-                        "let {var}_args = {args};\nlet mut {var} = match if T::ENABLED {{ None }} else {{ match rt::enumerator(dice) {{ Some(e) => rt_call_{n}(e, &{var}_args), None => None }} }} {{ Some(r) => r?, None => {callee_fn}(dice, trace, &{var}_args)? }};"
+                        "let {mut_}{var}_args = {args};\nlet mut {var} = match if T::ENABLED {{ None }} else {{ match rt::enumerator(dice) {{ Some(e) => rt_call_{n}(e, &{var}_args), None => None }} }} {{ Some(r) => r?, None => {callee_fn}(dice, trace, {pass}{var}_args)? }};"
                     );
                 } else {
-                    let _ = writeln!(o, "let mut {var} = {callee_fn}(dice, trace, {policy_arg}&{args})?;");
+                    let _ = writeln!(o, "let mut {var} = {callee_fn}(dice, trace, {policy_arg}{pass}{args})?;");
                 }
                 self.takeable.borrow_mut().insert(var.clone());
                 let _ = cite;
@@ -1712,19 +1732,63 @@ impl<'a> Gen<'a> {
     /// not `Copy` by reference: a place (a local, an input, a field of one) is lent as it is,
     /// anything else is made first.
     fn call_args(&self, var: &str, callee: &ResolverDef, args: &[(String, Expr)], o: &mut String) -> Vec<String> {
+        // A list the caller reads no more (its own list input, or a list in a local) is given to
+        // a callee that is not a policy: moved, not lent, so the callee may take it for its own.
+        // It is taken last, after the other arguments are made, those that may borrow it (a view)
+        // as copies.
+        let given = if callee.policy {
+            None
+        } else {
+            args.iter().position(|(n, e)| {
+                let param_ty = callee.inputs.iter().find(|p| &p.name == n).map(|p| &p.ty);
+                let others_read = |reads: &dyn Fn(&Expr) -> bool| args.iter().any(|(m, x)| m != n && reads(x));
+                matches!(param_ty, Some(Ty::List(_)))
+                    && param_ty == Some(&e.ty)
+                    && match &e.kind {
+                        ExprKind::Input(i) => !others_read(&|x| expr_reads_input(x, i)) && self.input_dead(i),
+                        ExprKind::Local(v) => !others_read(&|x| expr_reads(x, v, None)) && self.local_dead_to_give(v),
+                        _ => false,
+                    }
+            })
+        };
+        let views: Vec<String> = self
+            .ref_locals
+            .borrow()
+            .iter()
+            .chain(self.view_locals.borrow().iter())
+            .cloned()
+            .collect();
         let mut fields = Vec::new();
         for (i, (n, e)) in args.iter().enumerate() {
             let param_ty = callee.inputs.iter().find(|p| &p.name == n).map(|p| &p.ty);
+            if given == Some(i) {
+                fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
+                continue;
+            }
             if is_copy(&e.ty) {
                 let code = self.owned_expr(e);
                 let _ = writeln!(o, "let {var}_a{i} = {code};");
+            } else if given.is_some() && views.iter().any(|v| expr_reads(e, v, None)) {
+                let code = self.owned_expr(e);
+                let _ = writeln!(o, "let {var}_a{i}_own = {code};\nlet {var}_a{i} = &{var}_a{i}_own;");
             } else if is_place(e) && param_ty == Some(&e.ty) {
                 let _ = writeln!(o, "let {var}_a{i} = &{};", self.expr(e));
             } else {
                 let code = self.owned_expr(e);
                 let _ = writeln!(o, "let {var}_a{i} = &{code};");
             }
-            fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
+            if matches!(param_ty, Some(Ty::List(_))) {
+                fields.push(format!("{}: rt::Arg::Lent({var}_a{i})", raw_ident(n)));
+            } else {
+                fields.push(format!("{}: {var}_a{i}", raw_ident(n)));
+            }
+        }
+        if let Some((i, (_, e))) = given.and_then(|g| args.get(g).map(|a| (g, a))) {
+            let list = match &e.kind {
+                ExprKind::Input(x) => format!("inp.{}.take()", raw_ident(x)),
+                _ => format!("std::mem::take(&mut {})", self.expr(e)),
+            };
+            let _ = writeln!(o, "let {var}_a{i} = rt::Arg::Given({list});");
         }
         fields
     }
@@ -1746,7 +1810,7 @@ impl<'a> Gen<'a> {
             ""
         };
         let run = if self.forward.get(resolver).copied().unwrap_or(false) {
-            let lend = per_input(callee, |f| format!("{f}: i.{f}"), |f| format!("{f}: &i.{f}"));
+            let lend = lend_inputs(callee, "i");
             format!(
                 "{forward}{n}, || {cname}Inputs {{ {} }}, |o: &{cname}Outcome| {project}, |e, i, s| rt_fwd_{}(e, &mut rt::NoTrace, &RtArgs{cname} {{ {} }}, rt::Fw::one(), s))",
                 inputs.join(", "),
@@ -1906,6 +1970,8 @@ impl<'a> Gen<'a> {
                         stmts: b,
                         fresh: Vec::new(),
                         last: false,
+                        exits: false,
+                        is_loop: false,
                     });
                 }
             }
@@ -2277,16 +2343,21 @@ impl<'a> Gen<'a> {
             // A `return` further on in this block ends the resolver there: nothing after it, here
             // or in the blocks around, runs.
             let rest = &stmts[i + 1..];
-            let later = match rest.iter().position(|x| matches!(x, Stmt::Return)) {
+            // A `break` further on ends the loop around: the rest of its body does not run again.
+            let later = match rest.iter().position(|x| matches!(x, Stmt::Return | Stmt::Break)) {
                 Some(j) => Later {
                     stmts: &rest[..j],
                     fresh: Vec::new(),
-                    last: true,
+                    last: matches!(rest.get(j), Some(Stmt::Return)),
+                    exits: matches!(rest.get(j), Some(Stmt::Break)),
+                    is_loop: false,
                 },
                 None => Later {
                     stmts: rest,
                     fresh: Vec::new(),
                     last: false,
+                    exits: false,
+                    is_loop: false,
                 },
             };
             self.later.borrow_mut().push(later);
@@ -2316,6 +2387,8 @@ impl<'a> Gen<'a> {
             stmts: body,
             fresh,
             last: false,
+            exits: false,
+            is_loop: true,
         });
         self.block(body, o);
         self.later.borrow_mut().pop();
@@ -2334,6 +2407,88 @@ impl<'a> Gen<'a> {
             if l.last {
                 break;
             }
+        }
+        true
+    }
+
+    /// The list input `name` may be taken (`rt::Arg::take`) here: the body holds its arguments
+    /// (`owns_args`, never in a forward pass) and nothing that may still run reads the input, nor
+    /// any view (a local that may borrow it). An input an output keeps until a later `set`
+    /// (`Gen::deferred`) is taken only right before that `set`, which then replaces it.
+    fn input_dead(&self, name: &str) -> bool {
+        if self.fwd.get() || !self.owns_args.get() {
+            return false;
+        }
+        let kept: Vec<String> = self
+            .deferred
+            .borrow()
+            .iter()
+            .filter(|(_, i)| i.as_str() == name)
+            .map(|(o, _)| o.clone())
+            .collect();
+        if kept.len() > 1 {
+            return false;
+        }
+        if let Some(out) = kept.first() {
+            let replaced = self
+                .later
+                .borrow()
+                .last()
+                .and_then(|l| l.stmts.first())
+                .is_some_and(|s| matches!(s, Stmt::Set { field, .. } if field == out));
+            if !replaced {
+                return false;
+            }
+        }
+        self.unread_later(&|st| stmt_reads_input(st, name), None)
+    }
+
+    /// The list in the local `v` may be moved out here: nothing that may still run reads it
+    /// before a new value replaces it (an assignment at the top of a block that runs next), nor
+    /// any view (a local that may borrow it).
+    fn local_dead_to_give(&self, v: &str) -> bool {
+        if self.fwd.get() || !self.takeable.borrow().contains(v) {
+            return false;
+        }
+        self.unread_later(
+            &|st| stmt_reads(st, v, None) && !matches!(st, Stmt::Assign { var, value, .. } if var == v && !expr_reads(value, v, None)),
+            Some(v),
+        )
+    }
+
+    /// Does no statement that may still run satisfy `reads`, nor read a view? Walks `later` as
+    /// `dead` does; a block that ends in `break` skips the rest of its loop's body. With `local`,
+    /// an assignment to it at the top of a block ends the walk (its old value is never read), and
+    /// a loop body that declares it afresh does not read the old one.
+    fn unread_later(&self, reads: &dyn Fn(&Stmt) -> bool, local: Option<&str>) -> bool {
+        let views: Vec<String> = self
+            .ref_locals
+            .borrow()
+            .iter()
+            .chain(self.view_locals.borrow().iter())
+            .cloned()
+            .collect();
+        let mut skip_loop = false;
+        for l in self.later.borrow().iter().rev() {
+            if skip_loop {
+                skip_loop = !l.is_loop;
+                continue;
+            }
+            if local.is_some_and(|v| l.fresh.iter().any(|f| f == v)) {
+                continue;
+            }
+            for st in l.stmts {
+                if reads(st) || views.iter().any(|v| stmt_reads(st, v, None)) {
+                    return false;
+                }
+                if local.is_some_and(|v| matches!(st, Stmt::Assign { var, .. } if var == v)) {
+                    return true;
+                }
+            }
+            if l.last {
+                break;
+            }
+            skip_loop = l.exits;
         }
         true
     }
@@ -2362,6 +2517,8 @@ impl<'a> Gen<'a> {
         if matches!(e.ty, Ty::List(_)) {
             match &e.kind {
                 ExprKind::Local(v) if self.takeable.borrow().contains(v) && dead(v, None) => return format!("std::mem::take(&mut {v})"),
+                // A list input read no more: the list given (no copy), or a copy of the lent one.
+                ExprKind::Input(i) if self.input_dead(i) => return format!("inp.{}.take()", raw_ident(i)),
                 ExprKind::Field(b, f) if matches!(b.ty, Ty::Outcome(_)) => {
                     if let ExprKind::Local(v) = &b.kind {
                         if self.takeable.borrow().contains(v) && dead(v, Some(f)) {
@@ -3261,6 +3418,10 @@ struct Later<'a> {
     stmts: &'a [Stmt],
     fresh: Vec<String>,
     last: bool,
+    /// A `break` follows `stmts`: the loop around ends there (its body does not run again).
+    exits: bool,
+    /// The body of a loop, which may run again.
+    is_loop: bool,
 }
 
 /// Does the statement (or any inside it) read the local `var`, or, given `field`, read that field
@@ -3329,6 +3490,22 @@ fn stmt_reads(s: &Stmt, var: &str, field: Option<&str>) -> bool {
     s.exprs().iter().any(|e| expr_reads(e, var, field)) || s.blocks().iter().any(|b| b.iter().any(|x| stmt_reads(x, var, field)))
 }
 
+/// Does the statement (or any inside it) read the input `name`?
+fn stmt_reads_input(s: &Stmt, name: &str) -> bool {
+    s.exprs().iter().any(|e| expr_reads_input(e, name)) || s.blocks().iter().any(|b| b.iter().any(|x| stmt_reads_input(x, name)))
+}
+
+fn expr_reads_input(e: &Expr, name: &str) -> bool {
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        if matches!(&x.kind, ExprKind::Input(i) if i == name) {
+            return true;
+        }
+        todo.extend(x.children());
+    }
+    false
+}
+
 fn expr_reads(e: &Expr, var: &str, field: Option<&str>) -> bool {
     let mut todo = vec![e];
     while let Some(x) = todo.pop() {
@@ -3339,6 +3516,24 @@ fn expr_reads(e: &Expr, var: &str, field: Option<&str>) -> bool {
         }
     }
     false
+}
+
+/// The fields of `r`'s `RtArgs…` lent from its inputs `{from}.…` (a `…Inputs`): the `Copy` ones
+/// by value, a list as `rt::Arg::Lent`, the others by reference.
+fn lend_inputs(r: &ResolverDef, from: &str) -> Vec<String> {
+    r.inputs
+        .iter()
+        .map(|p| {
+            let n = raw_ident(&p.name);
+            if is_copy(&p.ty) {
+                format!("{n}: {from}.{n}")
+            } else if matches!(p.ty, Ty::List(_)) {
+                format!("{n}: rt::Arg::Lent(&{from}.{n})")
+            } else {
+                format!("{n}: &{from}.{n}")
+            }
+        })
+        .collect()
 }
 
 /// One text per input of `r`, from its Rust name: `copy` for a `Copy` input, `other` for the rest.

@@ -5,6 +5,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod arg;
 pub mod bind;
 pub mod chain;
 pub mod dice;
@@ -26,6 +27,7 @@ pub mod value;
 /// Serde, for the `Serialize` impls of generated types (`rt::serde::Serialize`).
 pub use serde;
 
+pub use arg::Arg;
 pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
