@@ -1751,13 +1751,7 @@ impl<'a> Gen<'a> {
                     }
             })
         };
-        let views: Vec<String> = self
-            .ref_locals
-            .borrow()
-            .iter()
-            .chain(self.view_locals.borrow().iter())
-            .cloned()
-            .collect();
+        let views = self.views();
         let mut fields = Vec::new();
         for (i, (n, e)) in args.iter().enumerate() {
             let param_ty = callee.inputs.iter().find(|p| &p.name == n).map(|p| &p.ty);
@@ -2456,18 +2450,22 @@ impl<'a> Gen<'a> {
         )
     }
 
+    /// The locals that may borrow a list (references to items read in place, and views).
+    fn views(&self) -> Vec<String> {
+        self.ref_locals
+            .borrow()
+            .iter()
+            .chain(self.view_locals.borrow().iter())
+            .cloned()
+            .collect()
+    }
+
     /// Does no statement that may still run satisfy `reads`, nor read a view? Walks `later` as
     /// `dead` does; a block that ends in `break` skips the rest of its loop's body. With `local`,
     /// an assignment to it at the top of a block ends the walk (its old value is never read), and
     /// a loop body that declares it afresh does not read the old one.
     fn unread_later(&self, reads: &dyn Fn(&Stmt) -> bool, local: Option<&str>) -> bool {
-        let views: Vec<String> = self
-            .ref_locals
-            .borrow()
-            .iter()
-            .chain(self.view_locals.borrow().iter())
-            .cloned()
-            .collect();
+        let views = self.views();
         let mut skip_loop = false;
         for l in self.later.borrow().iter().rev() {
             if skip_loop {
@@ -3496,14 +3494,7 @@ fn stmt_reads_input(s: &Stmt, name: &str) -> bool {
 }
 
 fn expr_reads_input(e: &Expr, name: &str) -> bool {
-    let mut todo = vec![e];
-    while let Some(x) = todo.pop() {
-        if matches!(&x.kind, ExprKind::Input(i) if i == name) {
-            return true;
-        }
-        todo.extend(x.children());
-    }
-    false
+    e.mentions_input(name)
 }
 
 fn expr_reads(e: &Expr, var: &str, field: Option<&str>) -> bool {

@@ -288,10 +288,20 @@ impl Expr {
 
     /// Does this expression read the local variable `var` anywhere?
     pub fn mentions_local(&self, var: &str) -> bool {
+        self.has(&|k| matches!(k, ExprKind::Local(v) if v == var))
+    }
+
+    /// Does this expression read the input `name` anywhere?
+    pub fn mentions_input(&self, name: &str) -> bool {
+        self.has(&|k| matches!(k, ExprKind::Input(i) if i == name))
+    }
+
+    /// Is `is` true of this expression or of any inside it?
+    fn has(&self, is: &dyn Fn(&ExprKind) -> bool) -> bool {
         // An explicit stack: expressions can be deep (the parser bounds them, but not tightly).
         let mut todo = vec![self];
         while let Some(e) = todo.pop() {
-            if matches!(&e.kind, ExprKind::Local(v) if v == var) {
+            if is(&e.kind) {
                 return true;
             }
             todo.extend(e.children());
