@@ -1745,7 +1745,7 @@ impl<'a> Gen<'a> {
                 matches!(param_ty, Some(Ty::List(_)))
                     && param_ty == Some(&e.ty)
                     && match &e.kind {
-                        ExprKind::Input(i) => !others_read(&|x| expr_reads_input(x, i)) && self.input_dead(i),
+                        ExprKind::Input(i) => !others_read(&|x| x.mentions_input(i)) && self.input_dead(i),
                         ExprKind::Local(v) => !others_read(&|x| expr_reads(x, v, None)) && self.local_dead_to_give(v),
                         _ => false,
                     }
@@ -3490,11 +3490,7 @@ fn stmt_reads(s: &Stmt, var: &str, field: Option<&str>) -> bool {
 
 /// Does the statement (or any inside it) read the input `name`?
 fn stmt_reads_input(s: &Stmt, name: &str) -> bool {
-    s.exprs().iter().any(|e| expr_reads_input(e, name)) || s.blocks().iter().any(|b| b.iter().any(|x| stmt_reads_input(x, name)))
-}
-
-fn expr_reads_input(e: &Expr, name: &str) -> bool {
-    e.mentions_input(name)
+    s.exprs().iter().any(|e| e.mentions_input(name)) || s.blocks().iter().any(|b| b.iter().any(|x| stmt_reads_input(x, name)))
 }
 
 fn expr_reads(e: &Expr, var: &str, field: Option<&str>) -> bool {
