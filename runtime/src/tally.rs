@@ -454,7 +454,6 @@ struct Follow<'t> {
 
 impl<'t> Follow<'t> {
     fn start(t: &'t mut Tally, shape: &'t mut Shape) -> Follow<'t> {
-        shape.open.clear();
         Follow {
             t,
             shape: &mut shape.toks,
