@@ -47,17 +47,18 @@ impl Fw {
 
     /// The path through branch `index` of a roll with `branches` values, a value thrown `count`
     /// times in `total`; `share` is `split(branches)`.
-    #[inline]
+    #[inline(always)]
     pub fn roll(&self, count: u64, total: u64, branches: usize, index: usize, share: u32) -> Fw {
         self.branch(self.weight.times(u128::from(count), u128::from(total)), branches, index, share)
     }
 
+    #[inline(always)]
     fn call(&self, p: &Prob, branches: usize, index: usize, share: u32) -> Fw {
         self.branch(self.weight.times_prob(p), branches, index, share)
     }
 
     /// The path through branch `index` of `branches`, of `share` of the tree each, with `weight`.
-    #[inline]
+    #[inline(always)]
     fn branch(&self, weight: Weight, branches: usize, index: usize, share: u32) -> Fw {
         let before = u32::try_from(index).unwrap_or(u32::MAX).saturating_mul(share);
         Fw {
@@ -218,7 +219,9 @@ impl Enumerator {
     }
 
     /// Class `k` of the call `index`: its outcome, and the path `w` through it (`share` is
-    /// `w.split(call_classes(index))`).
+    /// `w.split(call_classes(index))`). Inlined into the forward pass's loop over the classes, so
+    /// that the outcome and the path stay out of memory.
+    #[inline(always)]
     pub fn call_class<O: Clone + 'static>(&self, index: u32, k: usize, w: &Fw, share: u32) -> Result<(O, Fw), Error> {
         let d = self
             .memo

@@ -965,14 +965,25 @@ impl Weight {
         }
     }
 
-    /// This weight times `n/d` (`d` > 0), unreduced while it fits in u128.
-    #[inline]
+    /// This weight times `n/d` (`d` > 0), unreduced while it fits in u128. The common case (four
+    /// 64-bit parts) is inlined into the forward pass's loops, its result kept in registers; the
+    /// rest is a call.
+    #[inline(always)]
     pub(crate) fn times(&self, n: u128, d: u128) -> Weight {
         if let Weight::Small(a, b) = self {
             if (*a | *b | n | d) >> 64 == 0 {
                 // Four 64-bit parts: each product fits in u128, no check needed.
                 return Weight::Small(*a * n, *b * d);
             }
+        }
+        self.times_wide(n, d)
+    }
+
+    /// `times` past 64-bit parts: checked u128 products, else exact big numbers.
+    #[cold]
+    #[inline(never)]
+    fn times_wide(&self, n: u128, d: u128) -> Weight {
+        if let Weight::Small(a, b) = self {
             if let (Some(x), Some(y)) = (u128::checked_mul(*a, n), u128::checked_mul(*b, d)) {
                 return Weight::Small(x, y);
             }
@@ -981,6 +992,7 @@ impl Weight {
     }
 
     /// This weight times `p`.
+    #[inline]
     pub(crate) fn times_prob(&self, p: &Prob) -> Weight {
         match p {
             Prob::Small(r) => self.times(*r.numer(), *r.denom()),
