@@ -1137,7 +1137,7 @@ impl<'a> Gen<'a> {
             n = r.name
         ));
         format!(
-            "/// The forward pass of `{n}` for exact odds (`rt::enumerate_forward`): each leaf's outcome and weight go to `rt_sink`.\n#[doc(hidden)]\npub fn rt_fwd_{n}<T: rt::Trace>(rt_e: &mut rt::Enumerator, trace: &mut T, inp: &RtArgs{cname}{lifetime}, rt_w: rt::Fw, rt_sink: rt::Sink<'_, {cname}Outcome>) -> Result<(), rt::Error> {{\n{body}\n}}\n",
+            "/// The forward pass of `{n}` for exact odds (`rt::enumerate_forward`): each leaf's outcome and weight go to `rt_sink`.\n#[doc(hidden)]\npub fn rt_fwd_{n}<T: rt::Trace>(rt_e: &mut rt::Enumerator, trace: &mut T, inp: &RtArgs{cname}{lifetime}, rt_w: rt::Fw, rt_sink: &mut rt::Sink<'_, {cname}Outcome>) -> Result<(), rt::Error> {{\n{body}\n}}\n",
             n = r.name
         )
     }
@@ -2071,7 +2071,7 @@ impl<'a> Gen<'a> {
     /// the path's weight go to the sink.
     fn fwd_leaf(&self, o: &mut String) {
         self.outcome_end(o);
-        o.push_str("rt_sink(out, rt_w)?;\n");
+        o.push_str("rt_sink.leaf(out, rt_w)?;\n");
     }
 
     /// The end of the resolver's body, in both passes: an output still holding its input's value

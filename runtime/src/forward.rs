@@ -12,7 +12,7 @@
 
 use crate::dice::{Dice, DiceSpec};
 use crate::error::Error;
-use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, Leaves, Prob, Weight};
+use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, Prob, Weight};
 
 /// The weight of a path of a forward pass, how wide the tree is along it (the product of the
 /// branch counts, which the replay checks on its first path against the leaf limit), and where
@@ -73,13 +73,96 @@ impl Fw {
 /// The distinct values of some dice (ascending) with their counts, and the count of them all.
 pub type Values = (std::rc::Rc<[(i64, u64)]>, u64);
 
-/// Where a forward pass hands each leaf: its outcome and its path.
-pub type Sink<'s, O> = &'s mut dyn FnMut(O, Fw) -> Result<(), Error>;
+/// Where a forward pass hands each leaf: its outcome and its path. Generated code calls
+/// [`Sink::leaf`] once per leaf, inlined, so that the outcome goes straight from the pass into
+/// the list of leaves (a call through a closure per leaf passed it through memory, and read it
+/// back at once, slowly).
+///
+/// The sink counts the leaves against the limit as the replay (`odds::walk`) does: past the
+/// limit, or a first path wider than it, is `Error::TooManyBranches`; every 1024th leaf it
+/// reports its progress to the watch, if any, and a cancelled watch stops it. The leaves are
+/// kept in a list; when the list has doubled since it was last merged (4096 leaves more at
+/// least), equal outcomes are merged (`odds::merge_leaves`). No leaf is compared with the one
+/// before as it comes: most differ, and the comparison of two outcomes just written cost more
+/// than the merge saves. A callee's pass hands each leaf on to its classes instead.
+pub struct Sink<'f, O> {
+    leaves: Vec<(O, Weight)>,
+    /// Entries at the front of `leaves` merged at the last merge (sorted, one per outcome).
+    merged: usize,
+    count: u64,
+    limit: u64,
+    watch: Option<std::sync::Arc<crate::odds::Watch>>,
+    nested: bool,
+    /// A callee's pass: where each leaf goes (its classes).
+    hand_on: Option<&'f mut dyn FnMut(O, Weight)>,
+}
+
+impl<'f, O: Ord> Sink<'f, O> {
+    fn new(e: &Enumerator, limit: u64, hand_on: Option<&'f mut dyn FnMut(O, Weight)>) -> Sink<'f, O> {
+        Sink {
+            leaves: if hand_on.is_some() { Vec::new() } else { Vec::with_capacity(64) },
+            merged: 0,
+            count: 0,
+            limit,
+            watch: current_watch(),
+            nested: e.nested,
+            hand_on,
+        }
+    }
+
+    /// A leaf: its outcome `o`, its path `fw`.
+    #[inline(always)]
+    pub fn leaf(&mut self, o: O, fw: Fw) -> Result<(), Error> {
+        self.count += 1;
+        // The replay refuses a first path wider than the limit (its width in u128; here a
+        // saturated u64 counts as wider than any limit).
+        if self.count > self.limit || (self.count == 1 && (fw.width > self.limit || fw.width == u64::MAX)) {
+            return Err(Error::TooManyBranches { limit: self.limit });
+        }
+        if self.count % 1024 == 0 {
+            self.report(fw.done)?;
+        }
+        if let Some(to) = &mut self.hand_on {
+            to(o, fw.weight);
+            return Ok(());
+        }
+        self.leaves.push((o, fw.weight));
+        if self.leaves.len() >= 2 * self.merged + 4096 {
+            self.merge();
+        }
+        Ok(())
+    }
+
+    /// Progress to the watch, every 1024 leaves; a cancelled watch stops the pass.
+    #[cold]
+    fn report(&self, done: u32) -> Result<(), Error> {
+        if let Some(w) = &self.watch {
+            use std::sync::atomic::Ordering::Relaxed;
+            if !self.nested {
+                w.leaves.store(self.count, Relaxed);
+                w.done_ppm.store(u64::from(done), Relaxed);
+            }
+            if w.cancel.load(Relaxed) {
+                // The replay that runs instead stops too (within its first thousand leaves),
+                // with its own report.
+                return Err(Error::internal("forward pass cancelled"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Equal outcomes merged.
+    #[cold]
+    fn merge(&mut self) {
+        crate::odds::merge_leaves(&mut self.leaves);
+        self.merged = self.leaves.len();
+    }
+}
 
 /// The distribution of `fwd` (a resolver's forward pass), or, where it fails or calls are made
 /// plain (`with_plain_calls`), of `replay` (the same resolver under the enumerating dice).
 pub fn enumerate_forward<O: Ord + Clone>(
-    fwd: impl FnOnce(&mut Enumerator, Sink<'_, O>) -> Result<(), Error>,
+    fwd: impl FnOnce(&mut Enumerator, &mut Sink<'_, O>) -> Result<(), Error>,
     replay: impl FnMut(&mut Enumerator) -> Result<O, Error>,
 ) -> Result<Distribution<O>, Error> {
     let limit = leaf_limit();
@@ -87,13 +170,14 @@ pub fn enumerate_forward<O: Ord + Clone>(
         return crate::odds::enumerate_with_limit(limit, replay);
     }
     let mut e = Enumerator::with_shared_memo(false);
-    let mut acc = Leaves::default();
-    let walked = forward_walk(&mut e, limit, fwd, |o, w| acc.add(o, w));
+    e.limit = limit;
+    let mut sink = Sink::new(&e, limit, None);
+    let walked = fwd(&mut e, &mut sink);
     e.share_memo();
     match walked {
         Ok(()) => {
             STATS.with(|c| c.set((c.get().0 + 1, c.get().1)));
-            Ok(acc.finish())
+            Ok(crate::odds::finish_leaves(sink.leaves))
         }
         Err(_) => {
             STATS.with(|c| c.set((c.get().0, c.get().1 + 1)));
@@ -113,54 +197,26 @@ pub fn forward_stats() -> (u64, u64) {
     STATS.with(|c| c.get())
 }
 
-/// Runs a forward pass `f`, counting its leaves against `limit` as the replay (`odds::walk`)
-/// does: past the limit, or a first path wider than it, is `Error::TooManyBranches`; a cancelled
-/// watch stops it. Every leaf goes to `sink`.
-pub(crate) fn forward_walk<O>(
+/// Runs a callee's forward pass `f`, its leaves counted against `limit` (see [`Sink`]) and handed
+/// on to `to`.
+pub(crate) fn forward_walk<O: Ord>(
     e: &mut Enumerator,
     limit: u64,
-    f: impl FnOnce(&mut Enumerator, Sink<'_, O>) -> Result<(), Error>,
-    mut sink: impl FnMut(O, Weight),
+    f: impl FnOnce(&mut Enumerator, &mut Sink<'_, O>) -> Result<(), Error>,
+    to: &mut dyn FnMut(O, Weight),
 ) -> Result<(), Error> {
     e.limit = limit;
-    let watch = current_watch();
-    let nested = e.nested;
-    let mut leaves: u64 = 0;
-    let mut leaf = |o: O, fw: Fw| -> Result<(), Error> {
-        leaves += 1;
-        // The replay refuses a first path wider than the limit (its width in u128; here a
-        // saturated u64 counts as wider than any limit).
-        if leaves > limit || (leaves == 1 && (fw.width > limit || fw.width == u64::MAX)) {
-            return Err(Error::TooManyBranches { limit });
-        }
-        if leaves % 1024 == 0 {
-            if let Some(w) = &watch {
-                use std::sync::atomic::Ordering::Relaxed;
-                if !nested {
-                    w.leaves.store(leaves, Relaxed);
-                    w.done_ppm.store(u64::from(fw.done), Relaxed);
-                }
-                if w.cancel.load(Relaxed) {
-                    // The replay that runs instead stops too (within its first thousand leaves),
-                    // with its own report.
-                    return Err(Error::internal("forward pass cancelled"));
-                }
-            }
-        }
-        sink(o, fw.weight);
-        Ok(())
-    };
-    f(e, &mut leaf)
+    f(e, &mut Sink::new(e, limit, Some(to)))
 }
 
 /// `memo_call` (a call under the replaying enumerator) of a callee with a forward pass: its
 /// classes are worked out by that pass (`run`) instead of by replaying it.
-pub fn memo_call_fwd<D: Dice + ?Sized, I: Ord + 'static, O: Clone + 'static, K: Ord>(
+pub fn memo_call_fwd<D: Dice + ?Sized, I: Ord + 'static, O: Ord + Clone + 'static, K: Ord>(
     dice: &mut D,
     site: usize,
     inputs: impl FnOnce() -> I,
     project: impl Fn(&O) -> K,
-    run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+    run: impl FnMut(&mut Enumerator, &I, &mut Sink<'_, O>) -> Result<(), Error>,
 ) -> Option<Result<O, Error>> {
     memo_call_by(dice, site, |e| e.call_dist_fwd(site, inputs(), project, run))
 }
@@ -177,24 +233,24 @@ impl Enumerator {
     /// A call in a forward pass: the index of the callee's classes (what the caller reads of its
     /// outcomes, `project`), worked out by the callee's own forward pass `run` once per inputs, as
     /// `memo_call` does by replay.
-    pub fn fwd_call<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+    pub fn fwd_call<I: Ord + 'static, O: Ord + Clone + 'static, K: Ord>(
         &mut self,
         site: usize,
         inputs: impl FnOnce() -> I,
         project: impl Fn(&O) -> K,
-        run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+        run: impl FnMut(&mut Enumerator, &I, &mut Sink<'_, O>) -> Result<(), Error>,
     ) -> Result<u32, Error> {
         self.call_dist_fwd(site, inputs(), project, run)
             .ok_or_else(|| Error::internal("a callee's enumeration failed"))
     }
 
     /// `odds::Enumerator::call_dist` with the callee's leaves from its forward pass `run`.
-    fn call_dist_fwd<I: Ord + 'static, O: Clone + 'static, K: Ord>(
+    fn call_dist_fwd<I: Ord + 'static, O: Ord + Clone + 'static, K: Ord>(
         &mut self,
         site: usize,
         inputs: I,
         project: impl Fn(&O) -> K,
-        mut run: impl FnMut(&mut Enumerator, &I, Sink<'_, O>) -> Result<(), Error>,
+        mut run: impl FnMut(&mut Enumerator, &I, &mut Sink<'_, O>) -> Result<(), Error>,
     ) -> Option<u32> {
         self.call_dist_by(site, inputs, project, |sub, limit, inputs, sink| {
             forward_walk(sub, limit, |e, s| run(e, inputs, s), sink)
@@ -245,13 +301,79 @@ mod tests {
     use crate::odds::Watch;
     use std::sync::atomic::Ordering::Relaxed;
 
+    /// A d10, then, unless it shows 1, three more (9,001 leaves), the outcome the last die's
+    /// parity: the sink's list passes 4096 leaves and is merged on the way, and the outcomes come
+    /// out at exactly 9/20 and 11/20, as the replay gives them. Under a limit of 9,000 leaves the
+    /// pass fails by its count (its first path is one die wide) and the replay fails the same
+    /// way; a pass whose first path is wider than the limit fails at its first leaf.
+    #[test]
+    fn the_sink_merges_past_its_list_and_keeps_to_the_limit() {
+        let spec = DiceSpec::new(1, 10);
+        let pass = |e: &mut Enumerator, sink: &mut Sink<'_, i64>| -> Result<(), Error> {
+            let (d, total) = e.fwd_dice(&spec, None)?;
+            let n = d.len();
+            let w = Fw::one();
+            let s = w.split(n);
+            for (i, &(a, c)) in d.iter().enumerate() {
+                let w = w.roll(c, total, n, i, s);
+                if a == 1 {
+                    sink.leaf(1, w)?;
+                    continue;
+                }
+                for j in 0..n {
+                    let w = w.roll(1, total, n, j, s);
+                    for k in 0..n {
+                        let w = w.roll(1, total, n, k, s);
+                        for (l, &(x, c)) in d.iter().enumerate() {
+                            sink.leaf(x % 2, w.roll(c, total, n, l, s))?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        };
+        let replay = |d: &mut Enumerator| -> Result<i64, Error> {
+            let mut last = d.roll(&spec)?;
+            if last != 1 {
+                for _ in 0..3 {
+                    last = d.roll(&spec)?;
+                }
+            }
+            Ok(last % 2)
+        };
+        let before = forward_stats();
+        let d = enumerate_forward(pass, |_| Err(Error::internal("the replay must not run"))).unwrap();
+        assert_eq!(forward_stats().0, before.0 + 1, "the forward pass answered");
+        let p = |n, d| Prob::Small(num_rational::Ratio::new(n, d));
+        assert_eq!(d.outcomes, vec![(0, p(9, 20)), (1, p(11, 20))]);
+        assert_eq!(d, crate::odds::enumerate(replay).unwrap());
+
+        let limited = crate::odds::with_leaf_limit(9_000, || enumerate_forward(pass, replay));
+        assert!(matches!(limited, Err(Error::TooManyBranches { limit: 9_000 })), "{limited:?}");
+        assert_eq!(forward_stats().1, before.1 + 1, "the forward pass failed, then the replay");
+        let mut e = Enumerator::bare();
+        let counted = forward_walk(&mut e, 9_000, pass, &mut |_, _| {});
+        assert!(matches!(counted, Err(Error::TooManyBranches { limit: 9_000 })), "{counted:?}");
+        let mut e = Enumerator::bare();
+        assert!(
+            forward_walk(&mut e, 9_001, pass, &mut |_, _| {}).is_ok(),
+            "9,001 leaves are within 9,001"
+        );
+
+        let wide =
+            |_: &mut Enumerator, sink: &mut Sink<'_, i64>| -> Result<(), Error> { sink.leaf(0, Fw::one().roll(1, 10, 20_000, 0, 0)) };
+        let mut e = Enumerator::bare();
+        let r = forward_walk(&mut e, 10_000, wide, &mut |_, _| {});
+        assert!(matches!(r, Err(Error::TooManyBranches { limit: 10_000 })), "{r:?}");
+    }
+
     /// A forward pass written by hand as generated code writes one: three 3d6 rolls, 16 values
     /// each, 4096 leaves. Its distribution is the sum of 9d6, and the progress it reports to a
     /// watch grows with the leaves and stays within the tree.
     #[test]
     fn a_forward_pass_weighs_its_leaves_and_reports_its_progress() {
         let spec = DiceSpec::new(3, 6);
-        let pass = |e: &mut Enumerator, sink: Sink<'_, i64>, seen: &mut Vec<u64>, watch: &Watch| -> Result<(), Error> {
+        let pass = |e: &mut Enumerator, sink: &mut Sink<'_, i64>, seen: &mut Vec<u64>, watch: &Watch| -> Result<(), Error> {
             let (d, total) = e.fwd_dice(&spec, None)?;
             let w = Fw::one();
             let s1 = w.split(d.len());
@@ -263,7 +385,7 @@ mod tests {
                     let s3 = w.split(d.len());
                     for (k, &(x, c)) in d.iter().enumerate() {
                         let w = w.roll(c, total, d.len(), k, s3);
-                        sink(a + b + x, w)?;
+                        sink.leaf(a + b + x, w)?;
                         seen.push(watch.done_ppm.load(Relaxed));
                     }
                 }

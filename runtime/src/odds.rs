@@ -1002,7 +1002,7 @@ impl Weight {
 
     /// Adds `o`. Leaves of the same outcome usually share a denominator (same dice on the way),
     /// which makes this one u128 addition; otherwise a common denominator, then big numbers.
-    fn add(&mut self, o: &Weight) {
+    pub(crate) fn add(&mut self, o: &Weight) {
         if let (Weight::Small(n1, d1), Weight::Small(n2, d2)) = (&*self, o) {
             let (n1, d1, n2, d2) = (*n1, *d1, *n2, *d2);
             let sum = if d1 == d2 {
@@ -1122,17 +1122,22 @@ impl<O: Ord> Leaves<O> {
         }
     }
 
-    pub(crate) fn finish(mut self) -> Distribution<O> {
-        merge_leaves(&mut self.acc);
-        Distribution {
-            outcomes: self.acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
-        }
+    pub(crate) fn finish(self) -> Distribution<O> {
+        finish_leaves(self.acc)
+    }
+}
+
+/// The distribution of some weighted leaves: equal outcomes merged, weights made probabilities.
+pub(crate) fn finish_leaves<O: Ord>(mut leaves: Vec<(O, Weight)>) -> Distribution<O> {
+    merge_leaves(&mut leaves);
+    Distribution {
+        outcomes: leaves.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
     }
 }
 
 /// Sorts `leaves` by outcome and adds up the weights of equal outcomes: one entry per outcome.
 /// Exact sums do not depend on the order they are added in.
-fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
+pub(crate) fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
     merge_by_key(leaves);
 }
 
