@@ -203,7 +203,7 @@ mod tests {
         let empty: List<i64> = Vec::new().into();
         assert_eq!(empty, List::default());
         assert_eq!(hash_of(&empty), hash_of(&Vec::<i64>::new()));
-        let mut sorted = vec![List::from([2i64]), List::from([1i64, 5]), empty.clone(), List::from([1i64])];
+        let mut sorted = [List::from([2i64]), List::from([1i64, 5]), empty.clone(), List::from([1i64])];
         sorted.sort();
         let want: Vec<Vec<i64>> = vec![vec![], vec![1], vec![1, 5], vec![2]];
         assert_eq!(sorted.iter().map(|l| l.to_vec()).collect::<Vec<_>>(), want);
