@@ -12,7 +12,7 @@
 
 use crate::dice::{Dice, DiceSpec};
 use crate::error::Error;
-use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, Prob, Weight};
+use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, Leaves, Prob, Weight};
 
 /// The weight of a path of a forward pass, how wide the tree is along it (the product of the
 /// branch counts, which the replay checks on its first path against the leaf limit), and where
@@ -81,32 +81,34 @@ pub type Values = (std::rc::Rc<[(i64, u64)]>, u64);
 /// The sink counts the leaves against the limit as the replay (`odds::walk`) does: past the
 /// limit, or a first path wider than it, is `Error::TooManyBranches`; every 1024th leaf it
 /// reports its progress to the watch, if any, and a cancelled watch stops it. The leaves are
-/// kept in a list; when the list has doubled since it was last merged (4096 leaves more at
-/// least), equal outcomes are merged (`odds::merge_leaves`). No leaf is compared with the one
-/// before as it comes: most differ, and the comparison of two outcomes just written cost more
-/// than the merge saves. A callee's pass hands each leaf on to its classes instead.
+/// kept as the replay keeps them (`odds::Leaves`, merged whenever the list has doubled), but
+/// without comparing each with the one before: most differ, and the comparison of two outcomes
+/// just written cost more than the merge saves. A callee's pass hands each leaf on to its
+/// classes instead.
 pub struct Sink<'f, O> {
-    leaves: Vec<(O, Weight)>,
-    /// Entries at the front of `leaves` merged at the last merge (sorted, one per outcome).
-    merged: usize,
+    to: To<'f, O>,
     count: u64,
     limit: u64,
     watch: Option<std::sync::Arc<crate::odds::Watch>>,
     nested: bool,
-    /// A callee's pass: where each leaf goes (its classes).
-    hand_on: Option<&'f mut dyn FnMut(O, Weight)>,
+}
+
+/// Where a `Sink` puts its leaves.
+enum To<'f, O> {
+    /// The distribution's own pass: the leaves, kept.
+    Keep(Leaves<O>),
+    /// A callee's pass: each leaf on to its classes.
+    HandOn(&'f mut dyn FnMut(O, Weight)),
 }
 
 impl<'f, O: Ord> Sink<'f, O> {
-    fn new(e: &Enumerator, limit: u64, hand_on: Option<&'f mut dyn FnMut(O, Weight)>) -> Sink<'f, O> {
+    fn new(e: &Enumerator, limit: u64, to: To<'f, O>) -> Sink<'f, O> {
         Sink {
-            leaves: if hand_on.is_some() { Vec::new() } else { Vec::with_capacity(64) },
-            merged: 0,
+            to,
             count: 0,
             limit,
             watch: current_watch(),
             nested: e.nested,
-            hand_on,
         }
     }
 
@@ -122,13 +124,9 @@ impl<'f, O: Ord> Sink<'f, O> {
         if self.count % 1024 == 0 {
             self.report(fw.done)?;
         }
-        if let Some(to) = &mut self.hand_on {
-            to(o, fw.weight);
-            return Ok(());
-        }
-        self.leaves.push((o, fw.weight));
-        if self.leaves.len() >= 2 * self.merged + 4096 {
-            self.merge();
+        match &mut self.to {
+            To::Keep(leaves) => leaves.push(o, fw.weight),
+            To::HandOn(to) => to(o, fw.weight),
         }
         Ok(())
     }
@@ -150,13 +148,6 @@ impl<'f, O: Ord> Sink<'f, O> {
         }
         Ok(())
     }
-
-    /// Equal outcomes merged.
-    #[cold]
-    fn merge(&mut self) {
-        crate::odds::merge_leaves(&mut self.leaves);
-        self.merged = self.leaves.len();
-    }
 }
 
 /// The distribution of `fwd` (a resolver's forward pass), or, where it fails or calls are made
@@ -171,15 +162,15 @@ pub fn enumerate_forward<O: Ord + Clone>(
     }
     let mut e = Enumerator::with_shared_memo(false);
     e.limit = limit;
-    let mut sink = Sink::new(&e, limit, None);
+    let mut sink = Sink::new(&e, limit, To::Keep(Leaves::default()));
     let walked = fwd(&mut e, &mut sink);
     e.share_memo();
-    match walked {
-        Ok(()) => {
+    match (walked, sink.to) {
+        (Ok(()), To::Keep(leaves)) => {
             STATS.with(|c| c.set((c.get().0 + 1, c.get().1)));
-            Ok(crate::odds::finish_leaves(sink.leaves))
+            Ok(leaves.finish())
         }
-        Err(_) => {
+        _ => {
             STATS.with(|c| c.set((c.get().0, c.get().1 + 1)));
             crate::odds::enumerate_with_limit(limit, replay)
         }
@@ -206,7 +197,7 @@ pub(crate) fn forward_walk<O: Ord>(
     to: &mut dyn FnMut(O, Weight),
 ) -> Result<(), Error> {
     e.limit = limit;
-    f(e, &mut Sink::new(e, limit, Some(to)))
+    f(e, &mut Sink::new(e, limit, To::HandOn(to)))
 }
 
 /// `memo_call` (a call under the replaying enumerator) of a callee with a forward pass: its

@@ -1002,7 +1002,7 @@ impl Weight {
 
     /// Adds `o`. Leaves of the same outcome usually share a denominator (same dice on the way),
     /// which makes this one u128 addition; otherwise a common denominator, then big numbers.
-    pub(crate) fn add(&mut self, o: &Weight) {
+    fn add(&mut self, o: &Weight) {
         if let (Weight::Small(n1, d1), Weight::Small(n2, d2)) = (&*self, o) {
             let (n1, d1, n2, d2) = (*n1, *d1, *n2, *d2);
             let sum = if d1 == d2 {
@@ -1108,6 +1108,7 @@ impl<O> Default for Leaves<O> {
 }
 
 impl<O: Ord> Leaves<O> {
+    /// Adds a leaf; one with the outcome of the leaf before adds its weight to it.
     pub(crate) fn add(&mut self, o: O, w: Weight) {
         if let Some((last, slot)) = self.acc.last_mut() {
             if *last == o {
@@ -1115,29 +1116,36 @@ impl<O: Ord> Leaves<O> {
                 return;
             }
         }
+        self.push(o, w);
+    }
+
+    /// Adds a leaf without looking at the one before (a forward pass's `Sink`: most of its
+    /// leaves differ, and the comparison of two outcomes just written costs more than the merge).
+    #[inline(always)]
+    pub(crate) fn push(&mut self, o: O, w: Weight) {
         self.acc.push((o, w));
         if self.acc.len() >= 2 * self.merged_len + 4096 {
-            merge_leaves(&mut self.acc);
-            self.merged_len = self.acc.len();
+            self.merge();
         }
     }
 
-    pub(crate) fn finish(self) -> Distribution<O> {
-        finish_leaves(self.acc)
+    #[cold]
+    fn merge(&mut self) {
+        merge_leaves(&mut self.acc);
+        self.merged_len = self.acc.len();
     }
-}
 
-/// The distribution of some weighted leaves: equal outcomes merged, weights made probabilities.
-pub(crate) fn finish_leaves<O: Ord>(mut leaves: Vec<(O, Weight)>) -> Distribution<O> {
-    merge_leaves(&mut leaves);
-    Distribution {
-        outcomes: leaves.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
+    pub(crate) fn finish(mut self) -> Distribution<O> {
+        merge_leaves(&mut self.acc);
+        Distribution {
+            outcomes: self.acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
+        }
     }
 }
 
 /// Sorts `leaves` by outcome and adds up the weights of equal outcomes: one entry per outcome.
 /// Exact sums do not depend on the order they are added in.
-pub(crate) fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
+fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
     merge_by_key(leaves);
 }
 
