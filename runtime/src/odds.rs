@@ -23,11 +23,12 @@ use std::fmt;
 
 /// Exact probability: `Small(Ratio<u128>)` with checked arithmetic, falling back to
 /// `Big(BigRational)` on overflow. Constructors keep values `Small` whenever they fit, but
-/// equality and ordering are by value either way.
+/// equality and ordering are by value either way. The big value is boxed: a `Prob` is as small
+/// as an enumeration's leaf weight, so the list of leaves becomes the distribution in place.
 #[derive(Clone, Debug)]
 pub enum Prob {
     Small(Ratio<u128>),
-    Big(BigRational),
+    Big(Box<BigRational>),
 }
 
 impl Prob {
@@ -51,7 +52,7 @@ impl Prob {
     pub fn to_big(&self) -> BigRational {
         match self {
             Prob::Small(r) => BigRational::new_raw(BigInt::from(*r.numer()), BigInt::from(*r.denom())),
-            Prob::Big(b) => b.clone(),
+            Prob::Big(b) => (**b).clone(),
         }
     }
 
@@ -59,7 +60,7 @@ impl Prob {
     fn from_big(b: BigRational) -> Prob {
         match (b.numer().to_u128(), b.denom().to_u128()) {
             (Some(n), Some(d)) => Prob::Small(Ratio::new_raw(n, d)),
-            _ => Prob::Big(b),
+            _ => Prob::Big(Box::new(b)),
         }
     }
 
@@ -996,7 +997,7 @@ impl Weight {
     pub(crate) fn times_prob(&self, p: &Prob) -> Weight {
         match p {
             Prob::Small(r) => self.times(*r.numer(), *r.denom()),
-            Prob::Big(b) => Weight::Big(Box::new(self.to_big() * b.clone())),
+            Prob::Big(b) => Weight::Big(Box::new(self.to_big() * (**b).clone())),
         }
     }
 
@@ -1004,23 +1005,22 @@ impl Weight {
     /// which makes this one u128 addition; otherwise a common denominator, then big numbers.
     fn add(&mut self, o: &Weight) {
         if let (Weight::Small(n1, d1), Weight::Small(n2, d2)) = (&*self, o) {
-            let (n1, d1, n2, d2) = (*n1, *d1, *n2, *d2);
-            let sum = if d1 == d2 {
-                n1.checked_add(n2).map(|n| (n, d1))
-            } else {
-                let g = d1.gcd(&d2);
-                (d1 / g).checked_mul(d2).and_then(|l| {
-                    let a = n1.checked_mul(l / d1)?;
-                    let b = n2.checked_mul(l / d2)?;
-                    a.checked_add(b).map(|n| (n, l))
-                })
-            };
-            if let Some((n, d)) = sum {
+            if let Some((n, d)) = add_unreduced(*n1, *d1, *n2, *d2) {
                 *self = Weight::Small(n, d);
                 return;
             }
         }
         *self = Weight::Big(Box::new(self.to_big() + o.to_big()));
+    }
+
+    /// The weight as a `Prob`, unreduced (a leaf of `Leaves`, reduced when the list becomes the
+    /// distribution).
+    #[inline(always)]
+    fn into_unreduced(self) -> Prob {
+        match self {
+            Weight::Small(n, d) => Prob::Small(Ratio::new_raw(n, d)),
+            Weight::Big(b) => Prob::Big(b),
+        }
     }
 
     /// The weight as a factor of the paths through a call's class (`CallDist::probs`), which is
@@ -1035,8 +1035,31 @@ impl Weight {
     }
 
     fn into_prob(self) -> Prob {
+        self.into_unreduced().reduced()
+    }
+}
+
+/// `n1/d1 + n2/d2`, unreduced, if it fits in u128. Leaves of the same outcome usually share a
+/// denominator (same dice on the way), which makes this one addition.
+#[inline]
+fn add_unreduced(n1: u128, d1: u128, n2: u128, d2: u128) -> Option<(u128, u128)> {
+    if d1 == d2 {
+        return n1.checked_add(n2).map(|n| (n, d1));
+    }
+    let g = d1.gcd(&d2);
+    (d1 / g).checked_mul(d2).and_then(|l| {
+        let a = n1.checked_mul(l / d1)?;
+        let b = n2.checked_mul(l / d2)?;
+        a.checked_add(b).map(|n| (n, l))
+    })
+}
+
+impl Prob {
+    /// This probability, reduced (a leaf's weight, as `Leaves` keeps it, in lowest terms).
+    fn reduced(self) -> Prob {
         match self {
-            Weight::Small(n, d) => {
+            Prob::Small(r) => {
+                let (n, d) = (*r.numer(), *r.denom());
                 // u64 division is far cheaper than u128's, and most weights fit.
                 if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
                     let g = gcd_u64(n, d).max(1);
@@ -1045,8 +1068,19 @@ impl Weight {
                 let g = n.gcd(&d).max(1);
                 Prob::Small(Ratio::new_raw(n / g, d / g))
             }
-            Weight::Big(b) => Prob::from_big(*b),
+            Prob::Big(b) => Prob::from_big(*b),
         }
+    }
+
+    /// Adds `o`, unreduced while it fits in u128 (two leaves' weights of one outcome).
+    fn add_unreduced(&mut self, o: &Prob) {
+        if let (Prob::Small(a), Prob::Small(b)) = (&*self, o) {
+            if let Some((n, d)) = add_unreduced(*a.numer(), *a.denom(), *b.numer(), *b.denom()) {
+                *self = Prob::Small(Ratio::new_raw(n, d));
+                return;
+            }
+        }
+        *self = Prob::Big(Box::new(self.to_big() + o.to_big()));
     }
 }
 
@@ -1094,7 +1128,8 @@ impl Enumerator {
 /// added to it; sorted and merged at the end, and whenever the list has doubled since (memory
 /// follows the distinct outcomes, not the leaves). Cheaper than a map searched at every leaf.
 pub(crate) struct Leaves<O> {
-    acc: Vec<(O, Weight)>,
+    /// Each weight unreduced (`Weight::into_unreduced`) until `finish`.
+    acc: Vec<(O, Prob)>,
     merged_len: usize,
 }
 
@@ -1112,7 +1147,7 @@ impl<O: Ord> Leaves<O> {
     pub(crate) fn add(&mut self, o: O, w: Weight) {
         if let Some((last, slot)) = self.acc.last_mut() {
             if *last == o {
-                slot.add(&w);
+                slot.add_unreduced(&w.into_unreduced());
                 return;
             }
         }
@@ -1123,7 +1158,7 @@ impl<O: Ord> Leaves<O> {
     /// leaves differ, and the comparison of two outcomes just written costs more than the merge).
     #[inline(always)]
     pub(crate) fn push(&mut self, o: O, w: Weight) {
-        self.acc.push((o, w));
+        self.acc.push((o, w.into_unreduced()));
         if self.acc.len() >= 2 * self.merged_len + 4096 {
             self.merge();
         }
@@ -1135,17 +1170,20 @@ impl<O: Ord> Leaves<O> {
         self.merged_len = self.acc.len();
     }
 
+    /// The distribution: the list itself, merged, each weight reduced in place (no copy).
     pub(crate) fn finish(mut self) -> Distribution<O> {
         merge_leaves(&mut self.acc);
-        Distribution {
-            outcomes: self.acc.into_iter().map(|(o, w)| (o, w.into_prob())).collect(),
+        for (_, p) in self.acc.iter_mut() {
+            let w = std::mem::replace(p, Prob::zero());
+            *p = w.reduced();
         }
+        Distribution { outcomes: self.acc }
     }
 }
 
 /// Sorts `leaves` by outcome and adds up the weights of equal outcomes: one entry per outcome.
 /// Exact sums do not depend on the order they are added in.
-fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Weight)>) {
+fn merge_leaves<O: Ord>(leaves: &mut Vec<(O, Prob)>) {
     merge_by_key(leaves);
 }
 
@@ -1159,16 +1197,17 @@ fn merge_classes<K: Ord, O>(classes: &mut Vec<(K, O, Weight)>) {
 trait Weighed {
     type Key: Ord;
     fn key(&self) -> &Self::Key;
-    fn weight(&mut self) -> &mut Weight;
+    /// Adds the weight of `o` (an entry of the same key) to this one's.
+    fn absorb(&mut self, o: &Self);
 }
 
-impl<O: Ord> Weighed for (O, Weight) {
+impl<O: Ord> Weighed for (O, Prob) {
     type Key = O;
     fn key(&self) -> &O {
         &self.0
     }
-    fn weight(&mut self) -> &mut Weight {
-        &mut self.1
+    fn absorb(&mut self, o: &Self) {
+        self.1.add_unreduced(&o.1);
     }
 }
 
@@ -1177,8 +1216,8 @@ impl<K: Ord, O> Weighed for (K, O, Weight) {
     fn key(&self) -> &K {
         &self.0
     }
-    fn weight(&mut self) -> &mut Weight {
-        &mut self.2
+    fn absorb(&mut self, o: &Self) {
+        self.2.add(&o.2);
     }
 }
 
@@ -1223,8 +1262,7 @@ fn merge_by_key<T: Weighed>(items: &mut Vec<T>) {
             if next.key() != kept.key() {
                 return false;
             }
-            let w: &Weight = next.weight();
-            kept.weight().add(w);
+            kept.absorb(next);
             true
         });
     }

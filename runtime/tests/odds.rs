@@ -424,7 +424,7 @@ fn prob_overflow_switches_to_big_and_compares_by_value() {
     assert!(tinier < tiny);
     assert_eq!(tinier.mul(&Prob::new(3, 1).unwrap()), tiny);
     // Mixed representations compare by value.
-    let half_big = Prob::Big(BigRational::new(BigInt::from(1), BigInt::from(2)));
+    let half_big = Prob::Big(Box::new(BigRational::new(BigInt::from(1), BigInt::from(2))));
     assert_eq!(half_big, Prob::new(1, 2).unwrap());
     assert_eq!(half_big.cmp(&Prob::new(1, 2).unwrap()), std::cmp::Ordering::Equal);
     let sum = tiny.add(&Prob::new(u128::MAX - 1, u128::MAX).unwrap());

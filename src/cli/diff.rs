@@ -69,7 +69,7 @@ fn odds_on(
 
 /// Signed `after − before` as an exact fraction.
 fn change(before: &rt::Prob, after: &rt::Prob) -> rt::Prob {
-    rt::Prob::Big(after.to_big() - before.to_big())
+    rt::Prob::Big(Box::new(after.to_big() - before.to_big()))
 }
 
 fn signed_percent(p: &rt::Prob) -> String {
@@ -101,7 +101,7 @@ fn moved(before: &rt::Distribution<rt::Value>, after: &rt::Distribution<rt::Valu
             d
         };
     }
-    rt::Prob::Big(sum / num_rational::BigRational::from_integer(2.into()))
+    rt::Prob::Big(Box::new(sum / num_rational::BigRational::from_integer(2.into())))
 }
 
 /// One outcome (or field value) with its probability before and after.
