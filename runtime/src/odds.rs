@@ -1056,19 +1056,36 @@ fn add_unreduced(n1: u128, d1: u128, n2: u128, d2: u128) -> Option<(u128, u128)>
 
 impl Prob {
     /// This probability, reduced (a leaf's weight, as `Leaves` keeps it, in lowest terms).
-    fn reduced(self) -> Prob {
-        match self {
-            Prob::Small(r) => {
-                let (n, d) = (*r.numer(), *r.denom());
-                // u64 division is far cheaper than u128's, and most weights fit.
-                if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
-                    let g = gcd_u64(n, d).max(1);
-                    return Prob::Small(Ratio::new_raw(u128::from(n / g), u128::from(d / g)));
-                }
+    fn reduced(mut self) -> Prob {
+        self.reduce();
+        self
+    }
+
+    /// Reduces this probability where it is (inlined into `Leaves::finish`'s loop, so the
+    /// reduced parts are stored straight into the list, not returned through memory and copied).
+    #[inline(always)]
+    fn reduce(&mut self) {
+        if let Prob::Small(r) = self {
+            let (n, d) = (*r.numer(), *r.denom());
+            // u64 division is far cheaper than u128's, and most weights fit.
+            if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
+                let g = gcd_u64(n, d).max(1);
+                *r = Ratio::new_raw(u128::from(n / g), u128::from(d / g));
+            } else {
                 let g = n.gcd(&d).max(1);
-                Prob::Small(Ratio::new_raw(n / g, d / g))
+                *r = Ratio::new_raw(n / g, d / g);
             }
-            Prob::Big(b) => Prob::from_big(*b),
+        } else {
+            self.reduce_big();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reduce_big(&mut self) {
+        if let Prob::Big(b) = self {
+            let b = std::mem::take(&mut **b);
+            *self = Prob::from_big(b);
         }
     }
 
@@ -1174,8 +1191,7 @@ impl<O: Ord> Leaves<O> {
     pub(crate) fn finish(mut self) -> Distribution<O> {
         merge_leaves(&mut self.acc);
         for (_, p) in self.acc.iter_mut() {
-            let w = std::mem::replace(p, Prob::zero());
-            *p = w.reduced();
+            p.reduce();
         }
         Distribution { outcomes: self.acc }
     }
