@@ -1175,7 +1175,29 @@ impl<O: Ord> Leaves<O> {
     /// leaves differ, and the comparison of two outcomes just written costs more than the merge).
     #[inline(always)]
     pub(crate) fn push(&mut self, o: O, w: Weight) {
+        match w {
+            Weight::Small(n, d) => self.push_small(o, n, d),
+            big => self.push_weight(o, big),
+        }
+    }
+
+    /// `push` of a leaf whose weight is `n/d`: a call of its own, with the two parts in
+    /// registers, so that they are stored straight into the list. (Built in the forward pass and
+    /// copied in by `Vec::push`, which LLVM does not inline there, the weight was read back from
+    /// memory just after it was written there, piece by piece: a stall at every leaf.)
+    #[inline(never)]
+    fn push_small(&mut self, o: O, n: u128, d: u128) {
+        self.acc.push((o, Prob::Small(Ratio::new_raw(n, d))));
+        self.merge_if_doubled();
+    }
+
+    fn push_weight(&mut self, o: O, w: Weight) {
         self.acc.push((o, w.into_unreduced()));
+        self.merge_if_doubled();
+    }
+
+    #[inline(always)]
+    fn merge_if_doubled(&mut self) {
         if self.acc.len() >= 2 * self.merged_len + 4096 {
             self.merge();
         }
