@@ -12,7 +12,7 @@
 
 use crate::dice::{Dice, DiceSpec};
 use crate::error::Error;
-use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, Leaves, Prob, Weight};
+use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, HandOn, Leaves, Prob, Weight};
 
 /// The weight of a path of a forward pass, how wide the tree is along it (the product of the
 /// branch counts, which the replay checks on its first path against the leaf limit), and where
@@ -98,7 +98,7 @@ enum To<'f, O> {
     /// The distribution's own pass: the leaves, kept.
     Keep(Leaves<O>),
     /// A callee's pass: each leaf on to its classes.
-    HandOn(&'f mut dyn FnMut(O, Weight)),
+    HandOn(&'f mut HandOn<'f, O>),
 }
 
 impl<'f, O: Ord> Sink<'f, O> {
@@ -126,7 +126,10 @@ impl<'f, O: Ord> Sink<'f, O> {
         }
         match &mut self.to {
             To::Keep(leaves) => leaves.push(o, fw.weight),
-            To::HandOn(to) => to(o, fw.weight),
+            To::HandOn(to) => {
+                let (n, d, big) = fw.weight.into_parts();
+                to(o, n, d, big)
+            }
         }
         Ok(())
     }
@@ -194,7 +197,7 @@ pub(crate) fn forward_walk<O: Ord>(
     e: &mut Enumerator,
     limit: u64,
     f: impl FnOnce(&mut Enumerator, &mut Sink<'_, O>) -> Result<(), Error>,
-    to: &mut dyn FnMut(O, Weight),
+    to: &mut HandOn<'_, O>,
 ) -> Result<(), Error> {
     e.limit = limit;
     f(e, &mut Sink::new(e, limit, To::HandOn(to)))
@@ -343,18 +346,18 @@ mod tests {
         assert!(matches!(limited, Err(Error::TooManyBranches { limit: 9_000 })), "{limited:?}");
         assert_eq!(forward_stats().1, before.1 + 1, "the forward pass failed, then the replay");
         let mut e = Enumerator::bare();
-        let counted = forward_walk(&mut e, 9_000, pass, &mut |_, _| {});
+        let counted = forward_walk(&mut e, 9_000, pass, &mut |_, _, _, _| {});
         assert!(matches!(counted, Err(Error::TooManyBranches { limit: 9_000 })), "{counted:?}");
         let mut e = Enumerator::bare();
         assert!(
-            forward_walk(&mut e, 9_001, pass, &mut |_, _| {}).is_ok(),
+            forward_walk(&mut e, 9_001, pass, &mut |_, _, _, _| {}).is_ok(),
             "9,001 leaves are within 9,001"
         );
 
         let wide =
             |_: &mut Enumerator, sink: &mut Sink<'_, i64>| -> Result<(), Error> { sink.leaf(0, Fw::one().roll(1, 10, 20_000, 0, 0)) };
         let mut e = Enumerator::bare();
-        let r = forward_walk(&mut e, 10_000, wide, &mut |_, _| {});
+        let r = forward_walk(&mut e, 10_000, wide, &mut |_, _, _, _| {});
         assert!(matches!(r, Err(Error::TooManyBranches { limit: 10_000 })), "{r:?}");
     }
 

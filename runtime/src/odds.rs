@@ -633,7 +633,15 @@ impl Enumerator {
         mut run: impl FnMut(&mut Enumerator, &I) -> Result<O, Error>,
     ) -> Option<u32> {
         self.call_dist_by(site, inputs, project, |sub, limit, inputs, sink| {
-            walk(sub, limit, |d| run(d, inputs), sink)
+            walk(
+                sub,
+                limit,
+                |d| run(d, inputs),
+                |o, w| {
+                    let (n, d, big) = w.into_parts();
+                    sink(o, n, d, big)
+                },
+            )
         })
     }
 
@@ -645,7 +653,7 @@ impl Enumerator {
         site: usize,
         inputs: I,
         project: impl Fn(&O) -> K,
-        leaves: impl FnOnce(&mut Enumerator, u64, &I, &mut dyn FnMut(O, Weight)) -> Result<(), Error>,
+        leaves: impl FnOnce(&mut Enumerator, u64, &I, &mut HandOn<'_, O>) -> Result<(), Error>,
     ) -> Option<u32> {
         type Site<I> = BTreeMap<I, Option<u32>>;
         let known = self.memo.sites.iter().position(|(s, _)| *s == site);
@@ -670,14 +678,14 @@ impl Enumerator {
         // first met stays first) and merged at the end, and whenever the list has doubled.
         let mut classes: Vec<(K, O, Weight)> = Vec::with_capacity(16);
         let mut merged_len = 0usize;
-        let walked = leaves(&mut sub, self.limit, &inputs, &mut |o, w| {
+        let walked = leaves(&mut sub, self.limit, &inputs, &mut |o, n, d, big| {
             let k = project(&o);
             // Leaves usually come with their classes in ascending order: a class after the last
             // one is new, and needs no search.
             let after_last = match classes.last_mut() {
                 Some((last, _, slot)) => match (*last).cmp(&k) {
                     Ordering::Equal => {
-                        slot.add(&w);
+                        slot.add_parts(n, d, big);
                         return;
                     }
                     Ordering::Less => true,
@@ -687,11 +695,11 @@ impl Enumerator {
             };
             if !after_last {
                 if let Some((_, _, slot)) = classes.iter_mut().rev().take(16).find(|c| c.0 == k) {
-                    slot.add(&w);
+                    slot.add_parts(n, d, big);
                     return;
                 }
             }
-            classes.push((k, o, w));
+            classes.push((k, o, Weight::from_parts(n, d, big)));
             if classes.len() >= 2 * merged_len + 32 {
                 merge_classes(&mut classes);
                 merged_len = classes.len();
@@ -950,6 +958,11 @@ pub fn with_plain_calls<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// Where a callee's pass (`forward::forward_walk`) or replay hands each leaf: its outcome and its
+/// weight, `n/d` or, when the last is given, that big value. The weight's parts go in registers;
+/// a `Weight` would go through memory, and be read back at once, slowly.
+pub(crate) type HandOn<'f, O> = dyn FnMut(O, u128, u128, Option<Box<BigRational>>) + 'f;
+
 /// A leaf weight or accumulated probability before reduction.
 #[derive(Clone, Debug)]
 pub(crate) enum Weight {
@@ -1011,6 +1024,36 @@ impl Weight {
             }
         }
         *self = Weight::Big(Box::new(self.to_big() + o.to_big()));
+    }
+
+    /// The weight as a callee's pass hands it on (`HandOn`): `n/d`, or the big value.
+    #[inline(always)]
+    pub(crate) fn into_parts(self) -> (u128, u128, Option<Box<BigRational>>) {
+        match self {
+            Weight::Small(n, d) => (n, d, None),
+            Weight::Big(b) => (0, 1, Some(b)),
+        }
+    }
+
+    #[inline(always)]
+    fn from_parts(n: u128, d: u128, big: Option<Box<BigRational>>) -> Weight {
+        match big {
+            None => Weight::Small(n, d),
+            Some(b) => Weight::Big(b),
+        }
+    }
+
+    /// `add` of a weight given by its parts (`into_parts`): the common case, two small weights
+    /// whose sum fits, inlined.
+    #[inline(always)]
+    fn add_parts(&mut self, n: u128, d: u128, big: Option<Box<BigRational>>) {
+        if let (Weight::Small(n1, d1), None) = (&*self, &big) {
+            if let Some((n, d)) = add_unreduced(*n1, *d1, n, d) {
+                *self = Weight::Small(n, d);
+                return;
+            }
+        }
+        self.add(&Weight::from_parts(n, d, big));
     }
 
     /// The weight as a `Prob`, unreduced (a leaf of `Leaves`, reduced when the list becomes the
