@@ -1127,7 +1127,9 @@ impl Prob {
     #[inline(never)]
     fn reduce_big(&mut self) {
         if let Prob::Big(b) = self {
-            let b = std::mem::take(&mut **b);
+            // Big sums and products come reduced from num-rational; a value built raw is reduced
+            // here all the same.
+            let b = std::mem::take(&mut **b).reduced();
             *self = Prob::from_big(b);
         }
     }
@@ -1491,6 +1493,47 @@ mod tests {
             let want: Vec<(u64, usize, u128)> = want.into_iter().map(|(k, (i, n))| (k, i, n)).collect();
             assert_eq!(got, want, "case {case}: {keys:?}");
         }
+    }
+
+    /// The leaves become the distribution in place: each outcome once, in order, its weights
+    /// summed (unreduced, over different denominators, past u128 into big numbers) and then
+    /// reduced where they lie, small values back in `Prob::Small`.
+    #[test]
+    fn leaves_sum_and_reduce_in_place() {
+        use super::{Leaves, Prob, Weight};
+        use num_bigint::BigInt;
+        use num_rational::{BigRational, Ratio};
+        let small = |n: u128, d: u128| Prob::Small(Ratio::new_raw(n, d));
+        let mut leaves: Leaves<u8> = Leaves::default();
+        // Outcome 3: 2/8 + 3/12 = 1/2, met apart, with different denominators.
+        leaves.push(3, Weight::Small(2, 8));
+        leaves.push(1, Weight::Small(6, 36));
+        leaves.push(3, Weight::Small(3, 12));
+        // Outcome 2: the replay's `add` of equal neighbours; 1/4 + 1/12 = 1/3.
+        leaves.add(2, Weight::Small(9, 36));
+        leaves.add(2, Weight::Small(1, 12));
+        // Outcome 0: a weight past u128, plus one that brings the sum back to a small 0/1 + ...
+        let huge = BigInt::from(u128::MAX) * BigInt::from(4u8);
+        leaves.push(
+            0,
+            Weight::Big(Box::new(BigRational::new_raw(huge.clone(), huge * BigInt::from(5u8)))),
+        );
+        // Outcome 4: a denominator whose product with another's overflows u128 when summed.
+        leaves.push(4, Weight::Small(1, u128::MAX));
+        leaves.push(4, Weight::Small(1, u128::MAX - 1));
+        let d = leaves.finish();
+        let keys: Vec<u8> = d.outcomes.iter().map(|(o, _)| *o).collect();
+        assert_eq!(keys, vec![0, 1, 2, 3, 4]);
+        let reduced: Vec<String> = d.outcomes.iter().map(|(_, p)| p.numer_denom_string()).collect();
+        let m = BigInt::from(u128::MAX);
+        let four = BigRational::new(BigInt::from(1), m.clone()) + BigRational::new(BigInt::from(1), m - BigInt::from(1));
+        assert_eq!(reduced[..4], ["1/5", "1/6", "1/3", "1/2"]);
+        assert_eq!(reduced[4], format!("{}/{}", four.numer(), four.denom()));
+        // Small values are `Small` again, with their lowest terms inside.
+        assert!(matches!(&d.outcomes[0].1, Prob::Small(r) if *r.numer() == 1 && *r.denom() == 5));
+        assert!(matches!(&d.outcomes[3].1, Prob::Small(r) if *r.numer() == 1 && *r.denom() == 2));
+        assert!(matches!(&d.outcomes[4].1, Prob::Big(_)));
+        assert_eq!(d.outcomes[3].1, small(1, 2));
     }
 
     #[test]
