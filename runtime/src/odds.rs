@@ -1254,11 +1254,16 @@ impl<O: Ord> Leaves<O> {
         self.merged_len = self.acc.len();
     }
 
-    /// The distribution: the list itself, merged, each weight reduced in place (no copy).
+    /// The distribution: the list itself, merged, each weight reduced in place (no copy). A list
+    /// with much more room than outcomes gives the room back: a chain of rounds keeps a
+    /// distribution for each state of its frontier, hundreds of thousands of them.
     pub(crate) fn finish(mut self) -> Distribution<O> {
         merge_leaves(&mut self.acc);
         for (_, p) in self.acc.iter_mut() {
             p.reduce();
+        }
+        if self.acc.capacity() > 2 * self.acc.len() + 8 {
+            self.acc.shrink_to_fit();
         }
         Distribution { outcomes: self.acc }
     }
@@ -1534,6 +1539,12 @@ mod tests {
         assert!(matches!(&d.outcomes[3].1, Prob::Small(r) if *r.numer() == 1 && *r.denom() == 2));
         assert!(matches!(&d.outcomes[4].1, Prob::Big(_)));
         assert_eq!(d.outcomes[3].1, small(1, 2));
+        // The list gave back the room it did not need (a chain keeps many distributions).
+        assert!(
+            d.outcomes.capacity() <= 2 * d.outcomes.len() + 8,
+            "room for {}",
+            d.outcomes.capacity()
+        );
     }
 
     #[test]
