@@ -94,6 +94,9 @@ struct Gen<'a> {
     /// nothing changes while the view is read (`let near = filter(f in fighters: ...)`): read
     /// only as a list to go through, never copied whole.
     view_locals: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// The `let` locals written where they are read instead (`inlined_view`): a filtered or
+    /// sorted view read once, by the statement right after it, as the list of an aggregate.
+    inlined: std::cell::RefCell<BTreeMap<String, &'a Expr>>,
     /// What may still run after the statement being written: the rest of each enclosing block,
     /// and each enclosing loop's body (run again, except for the locals it declares afresh).
     later: std::cell::RefCell<Vec<Later<'a>>>,
@@ -149,6 +152,7 @@ impl<'a> Gen<'a> {
             ref_locals: Default::default(),
             takeable: Default::default(),
             view_locals: Default::default(),
+            inlined: Default::default(),
             later: Default::default(),
             call_reads: Default::default(),
             branches: crate::ir::branches_over_calls(sys),
@@ -850,6 +854,7 @@ impl<'a> Gen<'a> {
         // Local names are unique within a resolver, not across resolvers.
         self.ref_locals.borrow_mut().clear();
         self.view_locals.borrow_mut().clear();
+        self.inlined.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
         *self.deferred.borrow_mut() = deferred_sets(&r.body);
         *self.classed.borrow_mut() = crate::ir::classed_rolls(self.sys, &r.body);
@@ -1121,6 +1126,7 @@ impl<'a> Gen<'a> {
         // The body again, as a forward pass: locals named afresh, nothing moved out.
         self.ref_locals.borrow_mut().clear();
         self.view_locals.borrow_mut().clear();
+        self.inlined.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
         self.fwd_vars.borrow_mut().clear();
         self.fwd_loops.borrow_mut().clear();
@@ -1393,6 +1399,10 @@ impl<'a> Gen<'a> {
                 mods,
                 clamp,
             } => {
+                if mods.is_empty() && clamp.is_none() && cite.is_none() && self.inlined_view(var, value) {
+                    self.inlined.borrow_mut().insert(var.clone(), value);
+                    return;
+                }
                 if mods.is_empty() && clamp.is_none() && self.viewable(var, value) {
                     if let Some(items) = self.ref_items(value) {
                         let elem = match ty {
@@ -2677,6 +2687,9 @@ impl<'a> Gen<'a> {
         match &e.kind {
             ExprKind::Const(c) => self.konst(c, &e.ty, false),
             ExprKind::Local(v) => {
+                if let Some(inl) = self.inlined.borrow().get(v).copied() {
+                    return self.expr(inl);
+                }
                 if self.ref_locals.borrow().contains(v) {
                     format!("(*{v})")
                 } else {
@@ -3005,6 +3018,64 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The expression a local written in place stands for (`inlined`), followed through; any
+    /// other expression as it is.
+    fn resolve<'e>(&self, e: &'e Expr) -> &'e Expr
+    where
+        'a: 'e,
+    {
+        let mut e = e;
+        while let ExprKind::Local(v) = &e.kind {
+            match self.inlined.borrow().get(v).copied() {
+                Some(x) => e = x,
+                None => break,
+            }
+        }
+        e
+    }
+
+    /// The locals an expression reads, through the locals written in place (`inlined`).
+    fn roots(&self, e: &Expr) -> Vec<String> {
+        let mut out = Vec::new();
+        for v in locals_of(e) {
+            match self.inlined.borrow().get(v).copied() {
+                Some(x) => out.extend(self.roots(x)),
+                None => out.push(v.to_string()),
+            }
+        }
+        out
+    }
+
+    /// Can `let var = value` be written where it is read instead (`inlined`)? The value is a view
+    /// (`viewable`), outside a forward pass; the statement right after is a `let` or `set` that
+    /// reads `var` once, as the first thing it works out (`spine_reads`): the list of an aggregate
+    /// (or of one inside it), a field of such an aggregate, the left of `??`. Nothing else may
+    /// read it. The value is then
+    /// worked out at the same moment and as often as before, so traces and errors are unchanged,
+    /// and no list of references is made for it: `first(sort(...))` becomes one pass
+    /// (`first_of_sorted`).
+    fn inlined_view(&self, var: &str, value: &Expr) -> bool {
+        if self.fwd.get() || !self.viewable(var, value) {
+            return false;
+        }
+        let later = self.later.borrow();
+        let Some(rest) = later.last().map(|l| l.stmts) else {
+            return false;
+        };
+        let Some((next, after)) = rest.split_first() else {
+            return false;
+        };
+        let value = match next {
+            Stmt::Let { value, .. } | Stmt::Set { value, .. } => value,
+            _ => return false,
+        };
+        if !spine_reads(value, var) || reads_count(value, var) != 1 || after.iter().any(|s| stmt_reads(s, var, None)) {
+            return false;
+        }
+        // Outer blocks cannot name a local of this one; a loop around runs the `let` again first.
+        true
+    }
+
     /// Can `let var = value` bind a view (see `view_locals`)? The value is a filtered or sorted
     /// view of records in lists nothing assigns while it may be read, and everything that may
     /// still run reads `var` only as a list to go through (an aggregate's or a loop's list, or
@@ -3018,11 +3089,11 @@ impl<'a> Gen<'a> {
         }
         // A list a last read may move out (`takeable`) must not be read again at all: the move
         // would not see that the view still borrows it.
-        let roots = locals_of(value);
+        let roots = self.roots(value);
         let takeable = self.takeable.borrow();
         for l in self.later.borrow().iter().rev() {
             for st in l.stmts {
-                let changes = |r: &&str| assigns(std::slice::from_ref(st), r) || (takeable.contains(*r) && stmt_reads(st, r, None));
+                let changes = |r: &String| assigns(std::slice::from_ref(st), r) || (takeable.contains(r) && stmt_reads(st, r, None));
                 if roots.iter().any(changes) || !stmt_views_only(st, var) {
                     return false;
                 }
@@ -3045,15 +3116,22 @@ impl<'a> Gen<'a> {
                 if !matches!(&list.ty, Ty::List(t) if matches!(**t, Ty::Rec(_))) {
                     return None;
                 }
-                if let Some(code) = self.first_of_sorted(var, list, body) {
+                let fused = self.first_of_sorted(var, list, body);
+                if let Some((code, true)) = fused {
                     return Some(code);
                 }
                 let items = self.items_in_place(list)?;
                 self.ref_locals.borrow_mut().insert(var.clone());
                 let b = self.expr(body);
-                Some(format!(
-                    "{{ let mut acc = None; for {var} in {items} {{ if {b} {{ acc = Some({var}); break; }} }} acc }}"
-                ))
+                let plain = format!("{{ let mut acc = None; for {var} in {items} {{ if {b} {{ acc = Some({var}); break; }} }} acc }}");
+                Some(match fused {
+                    // Not tracing, the one pass first; should it fail, the plain way gives the
+                    // error (or the answer) the rules' order of work gives.
+                    Some((fast, _)) => format!(
+                        "{{ let rt_fast = if T::ENABLED {{ None }} else {{ (|| Ok::<_, rt::Error>({fast}))().ok() }}; match rt_fast {{ Some(r) => r, None => {plain} }} }}"
+                    ),
+                    None => plain,
+                })
             }
             ExprKind::Field(b, f) if matches!(&e.ty, Ty::Opt(t) if matches!(**t, Ty::Rec(_))) => {
                 let Ty::Opt(inner) = &b.ty else {
@@ -3079,36 +3157,90 @@ impl<'a> Gen<'a> {
 
     /// `first(x in sort(y in ys: key): cond)` (or `sort_desc`) in one pass, without sorting: the
     /// item with the least (greatest) key among those meeting `cond`, the earliest of equal keys
-    /// as the stable sort would put first. Every key is worked out, in the list's order, as the
-    /// sort does; `cond` must be one that cannot fail nor trace (`cannot_fail`), since it is now
-    /// asked of every item rather than in sorted order up to the first that meets it.
-    fn first_of_sorted(&self, var: &str, list: &Expr, cond: &Expr) -> Option<String> {
-        let ExprKind::Agg {
+    /// as the stable sort would put first. Sorts of sorts compare by their keys together, the
+    /// last sort's first (`sort(sort(xs: k1): k2)` orders by k2, then k1, then place), and
+    /// filters under the sorts are tested in the same pass: `first(sort(sort(filter(...))))` makes
+    /// no list at all.
+    ///
+    /// The pass works out every filter condition, every key and `cond` for every item, in the
+    /// list's order. With the boolean `true`, that is the order the rules' own evaluation takes
+    /// for everything that can fail or trace (`cannot_fail`): at most one of the filters' conditions and the
+    /// first sort's key can, and nothing else. With `false`, the caller runs the pass only when
+    /// not tracing, and goes the plain way if it fails: the plain way works out no more than the
+    /// pass, so a pass that succeeds gives its answer.
+    fn first_of_sorted(&self, var: &str, list: &Expr, cond: &Expr) -> Option<(String, bool)> {
+        // The sorts, the last one first, then the filters under them, the last one first.
+        let mut sorts: Vec<(bool, &str, &Expr)> = Vec::new();
+        let mut cur = self.resolve(list);
+        while let ExprKind::Agg {
             kind: kind @ (Agg::Sort | Agg::SortDesc),
             var: svar,
             list: inner,
             body: key,
-        } = &list.kind
-        else {
-            return None;
-        };
-        if !cannot_fail(cond) {
+        } = &cur.kind
+        {
+            sorts.push((matches!(kind, Agg::SortDesc), svar, key));
+            cur = self.resolve(inner);
+        }
+        if sorts.is_empty() {
             return None;
         }
-        let items = self.items_in_place(inner)?;
-        self.ref_locals.borrow_mut().insert(svar.clone());
+        let mut filters: Vec<(&str, &Expr)> = Vec::new();
+        while let ExprKind::Agg {
+            kind: Agg::Filter,
+            var: fvar,
+            list: inner,
+            body: keep,
+        } = &cur.kind
+        {
+            if matches!(&inner.ty, Ty::List(t) if is_copy(t)) {
+                break;
+            }
+            filters.push((fvar, keep));
+            cur = self.resolve(inner);
+        }
+        let items = self.items_in_place(cur)?;
+        let first_stage = filters.iter().map(|(_, c)| *c).chain(sorts.last().map(|(_, _, k)| *k));
+        let exact = cannot_fail(cond)
+            && sorts[..sorts.len() - 1].iter().all(|(_, _, k)| cannot_fail(k))
+            && first_stage.filter(|e| !cannot_fail(e)).count() <= 1;
+        let mut body = String::new();
+        for (fvar, keep) in filters.iter().rev() {
+            self.ref_locals.borrow_mut().insert(fvar.to_string());
+            let c = self.expr(keep);
+            let _ = write!(body, "let {fvar} = rt_x; if !({c}) {{ continue; }} ");
+        }
+        let mut keys = Vec::new();
+        for (i, (desc, svar, key)) in sorts.iter().rev().enumerate() {
+            self.ref_locals.borrow_mut().insert(svar.to_string());
+            let k = self.expr(key);
+            let _ = write!(body, "let {svar} = rt_x; let rt_k{i} = {k}; ");
+            keys.push(if *desc {
+                format!("std::cmp::Reverse(rt_k{i})")
+            } else {
+                format!("rt_k{i}")
+            });
+        }
+        keys.reverse();
+        let key = if keys.len() == 1 {
+            keys.remove(0)
+        } else {
+            format!("({})", keys.join(", "))
+        };
         self.ref_locals.borrow_mut().insert(var.to_string());
-        let k = self.expr(key);
         let c = self.expr(cond);
-        let better = if matches!(kind, Agg::Sort) { "<" } else { ">" };
-        Some(format!(
-            "{{ let mut rt_best: Option<(_, &_)> = None; for {svar} in {items} {{ let rt_key = {k}; let {var} = {svar}; if {c} && rt_best.as_ref().is_none_or(|(b, _)| rt_key {better} *b) {{ rt_best = Some((rt_key, {var})); }} }} rt_best.map(|(_, x)| x) }}"
+        Some((
+            format!(
+                "{{ let mut rt_best: Option<(_, &_)> = None; for rt_x in {items} {{ {body}let rt_key = {key}; let {var} = rt_x; if {c} && rt_best.as_ref().is_none_or(|(b, _)| rt_key < *b) {{ rt_best = Some((rt_key, {var})); }} }} rt_best.map(|(_, x)| x) }}"
+            ),
+            exact,
         ))
     }
 
     /// References to the items of a list that is a place or a view of one (`ref_items`), as an
     /// iterator expression.
     fn items_in_place(&self, list: &Expr) -> Option<String> {
+        let list = self.resolve(list);
         if is_place(list) {
             Some(format!("({}){}", self.expr(list), self.place_iter(list)))
         } else {
@@ -3145,6 +3277,7 @@ impl<'a> Gen<'a> {
     /// place or of another such view, as an iterator expression: an aggregate or loop over it
     /// reads the items where they are instead of copying each.
     fn ref_items(&self, list: &Expr) -> Option<String> {
+        let list = self.resolve(list);
         let ExprKind::Agg {
             kind,
             var,
@@ -3571,6 +3704,30 @@ fn reads_output(e: &Expr) -> bool {
         todo.extend(x.children());
     }
     false
+}
+
+/// Is `e` the local `var`, or does working it out start with reading `var`: the list of an
+/// aggregate, a field of such a value, or the left of `??`?
+fn spine_reads(e: &Expr, var: &str) -> bool {
+    match &e.kind {
+        ExprKind::Local(v) => v == var,
+        ExprKind::Field(b, _) | ExprKind::Bin(BinOp::Coalesce, b, _) => spine_reads(b, var),
+        ExprKind::Agg { list, .. } => spine_reads(list, var),
+        _ => false,
+    }
+}
+
+/// How many times the expression names the local `var`.
+fn reads_count(e: &Expr, var: &str) -> usize {
+    let mut n = 0;
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        if matches!(&x.kind, ExprKind::Local(v) if v == var) {
+            n += 1;
+        }
+        todo.extend(x.children());
+    }
+    n
 }
 
 /// Every local an expression reads.
