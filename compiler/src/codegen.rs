@@ -2852,6 +2852,25 @@ impl<'a> Gen<'a> {
             ExprKind::Not(x) => format!("(!({}))", self.expr(x)),
             ExprKind::Bin(op, a, b) => self.bin(*op, a, b, e),
             ExprKind::Cmp(op, a, b) => {
+                // An optional value against a value that is not (made optional, `Some(...)`):
+                // compared by reference, without copying the value.
+                if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                    fn some_of(e: &Expr) -> Option<&Expr> {
+                        match &e.kind {
+                            ExprKind::Some(x) if !is_copy(&x.ty) => Some(x),
+                            _ => None,
+                        }
+                    }
+                    let pair = match (some_of(a), some_of(b)) {
+                        (None, Some(y)) if matches!(a.ty, Ty::Opt(_)) => Some((&**a, y)),
+                        (Some(x), None) if matches!(b.ty, Ty::Opt(_)) => Some((&**b, x)),
+                        _ => None,
+                    };
+                    if let Some((opt, val)) = pair {
+                        let (o, v) = (self.expr(opt), self.expr(val));
+                        return format!("((({o}).as_ref()) {} (Some(&{v})))", op.symbol());
+                    }
+                }
                 let (x, y) = (self.expr(a), self.expr(b));
                 match (&a.ty, &b.ty, op) {
                     (Ty::Opt(_), _, CmpOp::Eq | CmpOp::Ne) | (_, Ty::Opt(_), CmpOp::Eq | CmpOp::Ne) => {
