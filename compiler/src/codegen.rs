@@ -3321,6 +3321,8 @@ impl<'a> Gen<'a> {
             Agg::Filter => {
                 format!("{{ let mut acc: Vec<&_> = Vec::new(); for {var} in {items} {{ if {b} {{ acc.push({var}); }} }} acc }}.into_iter()")
             }
+            // A key that can neither fail nor trace: no list made for items in order already.
+            _ if cannot_fail(body) => format!("rt::sorted_view({items}, |{var}| {b}, {})", matches!(kind, Agg::SortDesc)),
             _ => {
                 let cmp = if matches!(kind, Agg::Sort) {
                     "a.0.cmp(&b.0)"

@@ -19,6 +19,7 @@ pub mod num;
 pub mod odds;
 pub mod registry;
 pub mod sim;
+pub mod sorted;
 pub mod tally;
 pub mod text;
 pub mod trace;
@@ -45,6 +46,7 @@ pub use registry::{
     SystemInfo, TableInfo, Ty,
 };
 pub use sim::{exact_shares, run_seed, simulate, simulate_range, simulate_until, Estimate, Tally, Until, MAX_HISTOGRAM_VALUES};
+pub use sorted::{sorted_view, SortedView};
 pub use tally::{PrepareFn, Prepared};
 pub use text::Text;
 pub use trace::{Event, NoTrace, Recorder, Trace};
