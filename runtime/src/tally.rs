@@ -510,15 +510,72 @@ impl<'t> Follow<'t> {
     }
 }
 
+/// The events of a run that follows the shape, handled where the outcome's `flatten` emits them
+/// (inlined); anything else goes the general way (`Follow`'s `*_any` methods), which checks the
+/// same token again.
 impl Flat for Follow<'_> {
+    #[inline]
     fn key(&mut self, key: &'static str) {
+        if self.following && matches!(self.shape.get(self.at), Some(Tok::Key(k)) if std::ptr::eq(*k, key)) {
+            self.at += 1;
+            return;
+        }
+        self.key_any(key);
+    }
+
+    fn label(&mut self, label: Label<'_>) {
+        self.label_any(label);
+    }
+
+    #[inline]
+    fn up(&mut self) {
+        if self.following && matches!(self.shape.get(self.at), Some(Tok::Up)) {
+            self.at += 1;
+            return;
+        }
+        self.up_any();
+    }
+
+    #[inline]
+    fn int(&mut self, x: i64) {
+        if self.following {
+            if let Some(Tok::Int { slot, top: false }) = self.shape.get(self.at) {
+                let slot = *slot;
+                self.at += 1;
+                self.t.add_int(slot, x);
+                return;
+            }
+        }
+        self.int_any(x);
+    }
+
+    #[inline]
+    fn leaf(&mut self, v: &Value) {
+        if self.following && !matches!(v, Value::None | Value::Dec(_)) {
+            if let Some(Tok::Cat(slot)) = self.shape.get(self.at) {
+                let slot = *slot;
+                self.at += 1;
+                if let Some((_, counts)) = self.t.cats.get_mut(slot) {
+                    counts.add(v);
+                }
+                return;
+            }
+        }
+        self.leaf_any(v);
+    }
+}
+
+impl Follow<'_> {
+    #[inline(never)]
+    fn key_any(&mut self, key: &'static str) {
         if !self.next_is(|t| matches!(t, Tok::Key(k) if std::ptr::eq(*k, key) || *k == key)) {
             self.path.key(key);
             self.shape.push(Tok::Key(key));
         }
     }
 
-    fn label(&mut self, label: Label<'_>) {
+    #[inline(never)]
+    fn label_any(&mut self, label: Label<'_>) {
         let same = |t: &Tok| match (t, label) {
             (Tok::Enum(a), Label::Enum(b)) => a == &b,
             (Tok::Text(a), Label::Text(b)) => a == b,
@@ -533,14 +590,16 @@ impl Flat for Follow<'_> {
         }
     }
 
-    fn up(&mut self) {
+    #[inline(never)]
+    fn up_any(&mut self) {
         if !self.next_is(|t| matches!(t, Tok::Up)) {
             self.path.up();
             self.shape.push(Tok::Up);
         }
     }
 
-    fn int(&mut self, x: i64) {
+    #[inline(never)]
+    fn int_any(&mut self, x: i64) {
         let mut known = None;
         if self.next_is(|t| match t {
             Tok::Int { slot, top } => {
@@ -569,7 +628,8 @@ impl Flat for Follow<'_> {
         self.shape.push(Tok::Int { slot, top });
     }
 
-    fn leaf(&mut self, v: &Value) {
+    #[inline(never)]
+    fn leaf_any(&mut self, v: &Value) {
         match v {
             Value::None => {
                 if !self.next_is(|t| matches!(t, Tok::None)) {

@@ -20,7 +20,7 @@ pub struct Key {
 /// decimals numerically, enum variants in their declared order, keys by table and row, records
 /// field by field), which gives the
 /// odds table a stable order that does not depend on how outcomes were found.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
     None,
     Bool(bool),
@@ -33,6 +33,26 @@ pub enum Value {
     List(Vec<Value>),
     /// Record fields in declaration order.
     Record(Vec<(&'static str, Value)>),
+}
+
+/// Equality as derived, variant and contents, but an enum variant's name is compared as a
+/// pointer first: a simulation's tally compares every categorical leaf with the values counted so
+/// far, and the names are the generated code's constants.
+impl PartialEq for Value {
+    fn eq(&self, o: &Self) -> bool {
+        // Exhaustive over `self`: a new variant must say how it compares.
+        match self {
+            Value::None => matches!(o, Value::None),
+            Value::Bool(a) => matches!(o, Value::Bool(b) if a == b),
+            Value::Int(a) => matches!(o, Value::Int(b) if a == b),
+            Value::Dec(a) => matches!(o, Value::Dec(b) if a == b),
+            Value::Enum(a, x) => matches!(o, Value::Enum(b, y) if a == b && (std::ptr::eq(*x, *y) || x == y)),
+            Value::Text(a) => matches!(o, Value::Text(b) if a == b),
+            Value::Key(a) => matches!(o, Value::Key(b) if a == b),
+            Value::List(a) => matches!(o, Value::List(b) if a == b),
+            Value::Record(a) => matches!(o, Value::Record(b) if a == b),
+        }
+    }
 }
 
 /// Bound inputs by input name. A BTreeMap so iteration (and thus any output) is in name order.
@@ -280,6 +300,30 @@ pub fn get_list<'a>(m: &'a Inputs, name: &str) -> Result<&'a [Value], Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equality_is_by_variant_and_contents() {
+        let owned: &'static str = Box::leak(String::from("close").into_boxed_str());
+        // Names equal by their characters, not only by where they are kept.
+        assert_eq!(Value::Enum(0, "close"), Value::Enum(0, owned));
+        assert_ne!(Value::Enum(0, "close"), Value::Enum(1, "close"));
+        assert_ne!(Value::Enum(0, "close"), Value::Enum(0, "long"));
+        assert_ne!(Value::Int(0), Value::Bool(false));
+        assert_ne!(Value::Int(3), Value::Enum(3, "three"));
+        assert_eq!(Value::None, Value::None);
+        assert_ne!(Value::None, Value::Int(0));
+        let rec = |x: i64| Value::Record(vec![("a", Value::List(vec![Value::Int(x), Value::Text("t".into())]))]);
+        assert_eq!(rec(1), rec(1));
+        assert_ne!(rec(1), rec(2));
+        // Consistent with the order.
+        for (a, b) in [
+            (Value::Enum(0, "close"), Value::Enum(0, owned)),
+            (rec(1), rec(2)),
+            (Value::None, Value::Bool(true)),
+        ] {
+            assert_eq!(a == b, a.cmp(&b) == std::cmp::Ordering::Equal);
+        }
+    }
 
     #[derive(Clone, Copy, Debug, PartialEq)]
     enum Range {
