@@ -20,6 +20,8 @@ pub struct Key {
 /// decimals numerically, enum variants in their declared order, keys by table and row, records
 /// field by field), which gives the
 /// odds table a stable order that does not depend on how outcomes were found.
+// Equality (below) is the derived one, done faster: equal values still hash alike.
+#[allow(clippy::derived_hash_with_manual_eq)]
 #[derive(Clone, Debug, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
     None,
