@@ -1720,6 +1720,31 @@ impl<'a> Gen<'a> {
                     o.push_str("}\n");
                     return;
                 }
+                // A filter of a place the body changes, its items copied as the loop starts: in a
+                // `rt::Few`, which keeps none or one without allocating.
+                if let ExprKind::Agg {
+                    kind: Agg::Filter,
+                    var: fvar,
+                    list: inner,
+                    body: cond,
+                } = &list.kind
+                {
+                    if is_place(inner)
+                        && !self.inlined.borrow().contains_key(local_name(inner))
+                        && matches!(&inner.ty, Ty::List(t) if !is_copy(t))
+                    {
+                        let items = format!("({}){}", self.expr(inner), self.place_iter(inner));
+                        self.ref_locals.borrow_mut().insert(fvar.clone());
+                        let c = self.expr(cond);
+                        let _ = writeln!(
+                            o,
+                            "for {var} in {{ let mut acc = rt::Few::None; for {fvar} in {items} {{ if {c} {{ acc.push({fvar}.clone()); }} }} acc }} {{"
+                        );
+                        self.loop_body(body, o);
+                        o.push_str("}\n");
+                        return;
+                    }
+                }
                 let l = self.expr(list);
                 if in_place && elem_copy {
                     let _ = writeln!(o, "for {var} in ({l}).iter().copied() {{");
@@ -3735,6 +3760,14 @@ fn spine_reads(e: &Expr, var: &str) -> bool {
         ExprKind::Field(b, _) | ExprKind::Bin(BinOp::Coalesce, b, _) => spine_reads(b, var),
         ExprKind::Agg { list, .. } => spine_reads(list, var),
         _ => false,
+    }
+}
+
+/// The local an expression names, or the empty name.
+fn local_name(e: &Expr) -> &str {
+    match &e.kind {
+        ExprKind::Local(v) => v,
+        _ => "",
     }
 }
 

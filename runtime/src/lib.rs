@@ -10,6 +10,7 @@ pub mod bind;
 pub mod chain;
 pub mod dice;
 pub mod error;
+pub mod few;
 pub mod flat;
 pub mod forward;
 pub mod json;
@@ -33,6 +34,7 @@ pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_inpu
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
+pub use few::Few;
 pub use flat::{visit_flat, Flat, Flatten, Label};
 pub use forward::{enumerate_forward, forward_stats, memo_call_fwd, Fw, Sink};
 pub use list::List;
