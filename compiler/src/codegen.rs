@@ -1729,10 +1729,8 @@ impl<'a> Gen<'a> {
                     body: cond,
                 } = &list.kind
                 {
-                    if is_place(inner)
-                        && !self.inlined.borrow().contains_key(local_name(inner))
-                        && matches!(&inner.ty, Ty::List(t) if !is_copy(t))
-                    {
+                    let inner = self.resolve(inner);
+                    if is_place(inner) && matches!(&inner.ty, Ty::List(t) if !is_copy(t)) {
                         let items = format!("({}){}", self.expr(inner), self.place_iter(inner));
                         self.ref_locals.borrow_mut().insert(fvar.clone());
                         let c = self.expr(cond);
@@ -3094,10 +3092,9 @@ impl<'a> Gen<'a> {
     /// (`viewable`), outside a forward pass; the statement right after is a `let` or `set` that
     /// reads `var` once, as the first thing it works out (`spine_reads`): the list of an aggregate
     /// (or of one inside it), a field of such an aggregate, the left of `??`. Nothing else may
-    /// read it. The value is then
-    /// worked out at the same moment and as often as before, so traces and errors are unchanged,
-    /// and no list of references is made for it: `first(sort(...))` becomes one pass
-    /// (`first_of_sorted`).
+    /// read it. The value is then worked out at the same moment and as often as before, so traces
+    /// and errors are unchanged, and no list of references is made for it: `first(sort(...))`
+    /// becomes one pass (`first_of_sorted`).
     fn inlined_view(&self, var: &str, value: &Expr) -> bool {
         if self.fwd.get() || !self.viewable(var, value) {
             return false;
@@ -3208,8 +3205,8 @@ impl<'a> Gen<'a> {
     ///
     /// The pass works out every filter condition, every key and `cond` for every item, in the
     /// list's order. With the boolean `true`, that is the order the rules' own evaluation takes
-    /// for everything that can fail or trace (`cannot_fail`): at most one of the filters' conditions and the
-    /// first sort's key can, and nothing else. With `false`, the caller runs the pass only when
+    /// for everything that can fail or trace (`cannot_fail`): at most one of the filters'
+    /// conditions and the first sort's key can, and nothing else. With `false`, the caller runs the pass only when
     /// not tracing, and goes the plain way if it fails: the plain way works out no more than the
     /// pass, so a pass that succeeds gives its answer.
     fn first_of_sorted(&self, var: &str, list: &Expr, cond: &Expr) -> Option<(String, bool)> {
@@ -3760,14 +3757,6 @@ fn spine_reads(e: &Expr, var: &str) -> bool {
         ExprKind::Field(b, _) | ExprKind::Bin(BinOp::Coalesce, b, _) => spine_reads(b, var),
         ExprKind::Agg { list, .. } => spine_reads(list, var),
         _ => false,
-    }
-}
-
-/// The local an expression names, or the empty name.
-fn local_name(e: &Expr) -> &str {
-    match &e.kind {
-        ExprKind::Local(v) => v,
-        _ => "",
     }
 }
 
