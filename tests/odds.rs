@@ -214,14 +214,17 @@ fn the_forward_pass_equals_the_replay() {
     assert_eq!(forward.outcomes.len(), 54);
     assert_eq!((after.0 - before.0, after.1 - before.1), (1, 0), "one forward pass, which answered");
 
-    // The same limits as the replay: its first path is a hit with the Heavy Hit roll, 4 To Hit
-    // classes x 11 damage classes x 4 Heavy Hit rows = 176 wide, so a limit of 176 answers and one
-    // of 175 refuses, in both.
-    assert_eq!(runtime::with_leaf_limit(176, || starleader::odds::fire(&typed)).unwrap(), replayed);
-    let capped = runtime::with_leaf_limit(175, || starleader::odds::fire(&typed));
-    let capped_replay = runtime::with_leaf_limit(175, || runtime::enumerate(|d| starleader::fire(d, &mut runtime::NoTrace, &typed)));
-    assert!(matches!(capped, Err(runtime::Error::TooManyBranches { limit: 175 })), "{capped:?}");
-    assert_eq!(capped, capped_replay);
+    // The same limits as the replay. Its first path is a hit of 4 (the damage classes go by hits
+    // first, as `damage` declares its outputs), with no Heavy Hit roll: 4 To Hit classes x 11
+    // damage classes = 44 wide. Under a limit of 44 that path passes, and the 54 leaves do not;
+    // a limit of 54 answers and one of 53 refuses, in both.
+    assert_eq!(runtime::with_leaf_limit(54, || starleader::odds::fire(&typed)).unwrap(), replayed);
+    for limit in [53, 44] {
+        let capped = runtime::with_leaf_limit(limit, || starleader::odds::fire(&typed));
+        let capped_replay = runtime::with_leaf_limit(limit, || runtime::enumerate(|d| starleader::fire(d, &mut runtime::NoTrace, &typed)));
+        assert!(matches!(capped, Err(runtime::Error::TooManyBranches { limit: l }) if l == limit), "{capped:?}");
+        assert_eq!(capped, capped_replay);
+    }
 
     // A target behind an obstacle that blocks Line-of-Sight: refused by a `require` of the callee
     // `to_hit`, so the pass fails at its first call.

@@ -265,7 +265,7 @@ impl Enumerator {
 
     /// How many classes the call `index` (`fwd_call`) branches over.
     pub fn call_classes(&self, index: u32) -> usize {
-        self.memo.dists.get(index as usize).map_or(0, |d| d.probs.len())
+        self.memo.dists.get(index as usize).map_or(0, crate::odds::CallDist::len)
     }
 
     /// Class `k` of the call `index`: its outcome, and the path `w` through it (`share` is
@@ -284,8 +284,12 @@ impl Enumerator {
             .and_then(|v| v.get(k))
             .ok_or_else(|| Error::internal("enumerator call outcome"))?
             .clone();
-        let p = d.probs.get(k).ok_or_else(|| Error::internal("enumerator call outcome"))?;
-        Ok((o, w.call(p, d.probs.len(), k, share)))
+        let p = self
+            .memo
+            .probs(d)
+            .get(k)
+            .ok_or_else(|| Error::internal("enumerator call outcome"))?;
+        Ok((o, w.call(p, d.len(), k, share)))
     }
 }
 

@@ -448,11 +448,38 @@ fn classed(dist: &[(i64, u64)], rows: &[(i64, i64)]) -> Vec<(i64, u64)> {
 /// enumeration and lent to the enumerations of the callees themselves.
 #[derive(Default)]
 pub(crate) struct Memo {
-    /// Per call site: a `BTreeMap<I, Option<u32>>` from the callee's inputs to its index in
-    /// `dists`, or `None` when its own enumeration failed (the call then runs inline, so the
-    /// failure is met where plain enumeration would meet it).
+    /// Per call site: a `SiteMap<I>` from the callee's inputs to its index in `dists`, or `None`
+    /// when its own enumeration failed (the call then runs inline, so the failure is met where
+    /// plain enumeration would meet it).
     sites: Vec<(usize, Box<dyn std::any::Any>)>,
     pub(crate) dists: Vec<CallDist>,
+    /// The probabilities of every call's classes, each call's a range (`CallDist::probs`): one
+    /// list for all, not one each.
+    probs: Vec<Prob>,
+}
+
+/// A call site's inputs met so far, each with its call's index in `Memo::dists` (or `None`). Most
+/// sites are called with one set of inputs in an enumeration: it is kept inline, and the map
+/// (which allocates) holds the others.
+struct SiteMap<I> {
+    first: (I, Option<u32>),
+    more: BTreeMap<I, Option<u32>>,
+}
+
+impl<I: Ord> SiteMap<I> {
+    fn get(&self, inputs: &I) -> Option<Option<u32>> {
+        if self.first.0 == *inputs {
+            return Some(self.first.1);
+        }
+        self.more.get(inputs).copied()
+    }
+}
+
+impl Memo {
+    /// The probabilities of `d`'s classes.
+    pub(crate) fn probs(&self, d: &CallDist) -> &[Prob] {
+        self.probs.get(d.probs.0 as usize..d.probs.1 as usize).unwrap_or_default()
+    }
 }
 
 impl fmt::Debug for Memo {
@@ -466,8 +493,16 @@ impl fmt::Debug for Memo {
 /// `Weight::into_factor`).
 pub(crate) struct CallDist {
     site: usize,
-    pub(crate) probs: Vec<Prob>,
+    /// Where its probabilities lie in `Memo::probs`: start and end.
+    probs: (u32, u32),
     pub(crate) outcomes: Box<dyn std::any::Any>,
+}
+
+impl CallDist {
+    /// How many classes it has.
+    pub(crate) fn len(&self) -> usize {
+        self.probs.1.saturating_sub(self.probs.0) as usize
+    }
 }
 
 thread_local! {
@@ -614,7 +649,7 @@ impl Enumerator {
             .and_then(|v| v.get(step.branch as usize))
             .ok_or_else(|| Error::internal("enumerator call outcome"))?
             .clone();
-        let factor = match dist.probs.get(step.branch as usize) {
+        let factor = match self.memo.probs(dist).get(step.branch as usize) {
             Some(Prob::Small(r)) => Some((*r.numer(), *r.denom())),
             _ => None,
         };
@@ -655,13 +690,12 @@ impl Enumerator {
         project: impl Fn(&O) -> K,
         leaves: impl FnOnce(&mut Enumerator, u64, &I, &mut HandOn<'_, O>) -> Result<(), Error>,
     ) -> Option<u32> {
-        type Site<I> = BTreeMap<I, Option<u32>>;
         let known = self.memo.sites.iter().position(|(s, _)| *s == site);
         if let Some(i) = known {
             // A site is one call statement, so one input type; any other is not ours.
-            let map = self.memo.sites.get(i)?.1.downcast_ref::<Site<I>>()?;
+            let map = self.memo.sites.get(i)?.1.downcast_ref::<SiteMap<I>>()?;
             if let Some(hit) = map.get(&inputs) {
-                return *hit;
+                return hit;
             }
         }
         let mut sub = Enumerator {
@@ -710,25 +744,37 @@ impl Enumerator {
         let index = match walked {
             Ok(()) => {
                 merge_classes(&mut classes);
-                let (outcomes, probs): (Vec<O>, Vec<Prob>) = classes.into_iter().map(|(_, o, w)| (o, w.into_factor())).unzip();
+                let start = u32::try_from(self.memo.probs.len()).ok()?;
+                let mut outcomes = Vec::with_capacity(classes.len());
+                self.memo.probs.reserve(classes.len().max(8));
+                for (_, o, w) in classes {
+                    outcomes.push(o);
+                    self.memo.probs.push(w.into_factor());
+                }
+                let end = u32::try_from(self.memo.probs.len()).ok()?;
                 let index = u32::try_from(self.memo.dists.len()).ok()?;
                 self.memo.dists.push(CallDist {
                     site,
-                    probs,
+                    probs: (start, end),
                     outcomes: Box::new(outcomes),
                 });
                 Some(index)
             }
             Err(_) => None,
         };
-        let slot = match known {
-            Some(i) => self.memo.sites.get_mut(i)?,
-            None => {
-                self.memo.sites.push((site, Box::new(Site::<I>::new())));
-                self.memo.sites.last_mut()?
+        match known {
+            Some(i) => {
+                let map = self.memo.sites.get_mut(i)?.1.downcast_mut::<SiteMap<I>>()?;
+                map.more.insert(inputs, index);
             }
-        };
-        slot.1.downcast_mut::<Site<I>>()?.insert(inputs, index);
+            None => self.memo.sites.push((
+                site,
+                Box::new(SiteMap {
+                    first: (inputs, index),
+                    more: BTreeMap::new(),
+                }),
+            )),
+        }
         index
     }
 
@@ -778,7 +824,7 @@ impl Enumerator {
                     .memo
                     .dists
                     .get(step.cache as usize)
-                    .and_then(|d| d.probs.get(step.branch as usize))
+                    .and_then(|d| self.memo.probs(d).get(step.branch as usize))
                     .ok_or_else(|| Error::internal("enumerator call index"))?;
                 w *= p.to_big();
                 continue;
@@ -914,7 +960,7 @@ pub(crate) fn memo_call_by<D: Dice + ?Sized, O: Clone + 'static>(
         };
     }
     let index = dist(e)?;
-    let count = e.memo.dists.get(index as usize).map_or(0, |d| d.probs.len());
+    let count = e.memo.dists.get(index as usize).map_or(0, CallDist::len);
     e.path.push(Step {
         branch: 0,
         count: u32::try_from(count).ok()?,
