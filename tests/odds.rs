@@ -222,7 +222,10 @@ fn the_forward_pass_equals_the_replay() {
     for limit in [53, 44] {
         let capped = runtime::with_leaf_limit(limit, || starleader::odds::fire(&typed));
         let capped_replay = runtime::with_leaf_limit(limit, || runtime::enumerate(|d| starleader::fire(d, &mut runtime::NoTrace, &typed)));
-        assert!(matches!(capped, Err(runtime::Error::TooManyBranches { limit: l }) if l == limit), "{capped:?}");
+        assert!(
+            matches!(capped, Err(runtime::Error::TooManyBranches { limit: l }) if l == limit),
+            "{capped:?}"
+        );
         assert_eq!(capped, capped_replay);
     }
 

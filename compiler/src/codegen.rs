@@ -1734,9 +1734,12 @@ impl<'a> Gen<'a> {
                         let items = format!("({}){}", self.expr(inner), self.place_iter(inner));
                         self.ref_locals.borrow_mut().insert(fvar.clone());
                         let c = self.expr(cond);
+                        // The loop reads the copies where they lie (`var` a reference): a unit
+                        // moved out of the `Few` at each turn was a large copy.
+                        self.ref_locals.borrow_mut().insert(var.clone());
                         let _ = writeln!(
                             o,
-                            "for {var} in {{ let mut acc = rt::Few::None; for {fvar} in {items} {{ if {c} {{ acc.push({fvar}.clone()); }} }} acc }} {{"
+                            "for {var} in ({{ let mut acc = rt::Few::None; for {fvar} in {items} {{ if {c} {{ acc.push({fvar}.clone()); }} }} acc }}).as_slice() {{"
                         );
                         self.loop_body(body, o);
                         o.push_str("}\n");

@@ -12,43 +12,29 @@ pub enum Few<T> {
 }
 
 impl<T> Few<T> {
-    /// Adds `x` at the end.
+    /// Adds `x` at the end. Written in place: a `Few` of large items (units) is not moved whole
+    /// to add one.
     pub fn push(&mut self, x: T) {
-        *self = match std::mem::take(self) {
-            Few::None => Few::One(x),
-            Few::One(a) => Few::Many(vec![a, x]),
-            Few::Many(mut v) => {
-                v.push(x);
-                Few::Many(v)
-            }
-        };
-    }
-}
-
-/// The items of a `Few`, in order.
-pub enum FewIter<T> {
-    One(Option<T>),
-    Many(std::vec::IntoIter<T>),
-}
-
-impl<T> Iterator for FewIter<T> {
-    type Item = T;
-    fn next(&mut self) -> Option<T> {
         match self {
-            FewIter::One(x) => x.take(),
-            FewIter::Many(v) => v.next(),
+            Few::None => *self = Few::One(x),
+            Few::One(_) => {
+                if let Few::One(a) = std::mem::replace(self, Few::Many(Vec::with_capacity(2))) {
+                    if let Few::Many(v) = self {
+                        v.push(a);
+                        v.push(x);
+                    }
+                }
+            }
+            Few::Many(v) => v.push(x),
         }
     }
-}
 
-impl<T> IntoIterator for Few<T> {
-    type Item = T;
-    type IntoIter = FewIter<T>;
-    fn into_iter(self) -> FewIter<T> {
+    /// The items, in order: a loop reads them where they lie, not moved out one by one.
+    pub fn as_slice(&self) -> &[T] {
         match self {
-            Few::None => FewIter::One(None),
-            Few::One(x) => FewIter::One(Some(x)),
-            Few::Many(v) => FewIter::Many(v.into_iter()),
+            Few::None => &[],
+            Few::One(x) => std::slice::from_ref(x),
+            Few::Many(v) => v,
         }
     }
 }
@@ -65,7 +51,7 @@ mod tests {
                 f.push(i.to_string());
             }
             let want: Vec<String> = (0..n).map(|i| i.to_string()).collect();
-            assert_eq!(f.into_iter().collect::<Vec<_>>(), want);
+            assert_eq!(f.as_slice(), want.as_slice());
         }
     }
 }
