@@ -1734,15 +1734,16 @@ impl<'a> Gen<'a> {
                         let items = format!("({}){}", self.expr(inner), self.place_iter(inner));
                         self.ref_locals.borrow_mut().insert(fvar.clone());
                         let c = self.expr(cond);
-                        // The loop reads the copies where they lie (`var` a reference): a unit
-                        // moved out of the `Few` at each turn was a large copy.
+                        // The loop reads the copies where they lie (`var` a reference), in a local
+                        // of their own: a unit moved out of the `Few` at each turn, or the `Few`
+                        // moved out of a block, was a large copy.
                         self.ref_locals.borrow_mut().insert(var.clone());
                         let _ = writeln!(
                             o,
-                            "for {var} in ({{ let mut acc = rt::Few::None; for {fvar} in {items} {{ if {c} {{ acc.push({fvar}.clone()); }} }} acc }}).as_slice() {{"
+                            "{{ let mut {var}_few = rt::Few::None;\nfor {fvar} in {items} {{ if {c} {{ {var}_few.push({fvar}.clone()); }} }}\nfor {var} in {var}_few.as_slice() {{"
                         );
                         self.loop_body(body, o);
-                        o.push_str("}\n");
+                        o.push_str("} }\n");
                         return;
                     }
                 }
@@ -3022,7 +3023,10 @@ impl<'a> Gen<'a> {
                 } else {
                     "b.0.cmp(&a.0)"
                 };
-                return format!("{{ match {items} {{ rt_items => {{ let mut keyed = Vec::with_capacity(rt::room(&rt_items)); for {var} in rt_items {{ keyed.push(({b}, {keep})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| x).collect::<Vec<_>>() }} }} }}");
+                // Items read by reference are sorted as references and copied once, in order: a
+                // large item (a unit) moved at every step of the sort was a large copy.
+                let take = if keep == var { "x" } else { "x.clone()" };
+                return format!("{{ match {items} {{ rt_items => {{ let mut keyed = Vec::with_capacity(rt::room(&rt_items)); for {var} in rt_items {{ keyed.push(({b}, {var})); }} keyed.sort_by(|a, b| {cmp}); keyed.into_iter().map(|(_, x)| {take}).collect::<Vec<_>>() }} }} }}");
             }
             _ => {}
         }
