@@ -979,7 +979,7 @@ impl<'a> Gen<'a> {
         self.block(&r.body, &mut body);
         self.owns_args.set(false);
         body.push_str("}\n");
-        self.outcome_end(&mut body);
+        self.outcome_end(&mut body, !r.policy);
         let _ = writeln!(
             body,
             "if T::ENABLED {{ trace.event(rt::Event::Exit {{ resolver: {}.to_string() }}); }}",
@@ -2112,15 +2112,25 @@ impl<'a> Gen<'a> {
     /// The end of a path of the forward pass: the outcome, as the resolver's body returns it, and
     /// the path's weight go to the sink.
     fn fwd_leaf(&self, o: &mut String) {
-        self.outcome_end(o);
+        self.outcome_end(o, false);
         o.push_str("rt_sink.leaf(out, rt_w)?;\n");
     }
 
     /// The end of the resolver's body, in both passes: an output still holding its input's value
-    /// is copied now, once; failed `require`s are the error.
-    fn outcome_end(&self, o: &mut String) {
-        for (f, i) in self.deferred.borrow().iter() {
-            let _ = writeln!(o, "if rt_keep_{f} {{ out.{} = (*inp.{}).to_vec(); }}", raw_ident(f), raw_ident(i));
+    /// gets it now, once; failed `require`s are the error. A body that holds its arguments
+    /// (`owned`: not a policy's, not a forward pass, whose leaves share them) takes the input
+    /// (`rt::Arg::take`: a given list is moved, not copied; a battle step hands its army on so)
+    /// unless another output keeps the same input too.
+    fn outcome_end(&self, o: &mut String, owned: bool) {
+        let deferred = self.deferred.borrow();
+        for (f, i) in deferred.iter() {
+            let alone = deferred.values().filter(|x| *x == i).count() == 1;
+            let value = if owned && alone {
+                format!("inp.{}.take()", raw_ident(i))
+            } else {
+                format!("(*inp.{}).to_vec()", raw_ident(i))
+            };
+            let _ = writeln!(o, "if rt_keep_{f} {{ out.{} = {value}; }}", raw_ident(f));
         }
         if self.requires.get() {
             o.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
