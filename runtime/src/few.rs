@@ -18,11 +18,8 @@ impl<T> Few<T> {
         match self {
             Few::None => *self = Few::One(x),
             Few::One(_) => {
-                if let Few::One(a) = std::mem::replace(self, Few::Many(Vec::with_capacity(2))) {
-                    if let Few::Many(v) = self {
-                        v.push(a);
-                        v.push(x);
-                    }
+                if let Few::One(a) = std::mem::take(self) {
+                    *self = Few::Many(vec![a, x]);
                 }
             }
             Few::Many(v) => v.push(x),
