@@ -211,9 +211,14 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "set seen = [Charlie]\n  set total = 7\n  set raised = [Able, Charlie]\n",
         // Lists given, not lent, where the caller reads them no more (`ok/given_lists.rules`):
         // three rounds of a hit each, then a fourth counted (the hits before it, 3 + 8, twice),
-        // then the named unit's side hit once more (no one named: no hit).
-        "set counted = 22\n  set hits = [5, 10]\n",
-        "set counted = 22\n  set hits = [4, 9]\n",
+        // then the named unit's side hit once more (no one named: no hit); then a hit counted
+        // (`hit_and_count`: the input given), and one more only if a unit passes 11 hits
+        // (`hit_past_eleven`: lent, as a `return` may keep the input): 12 for Baker; 11 at most
+        // for Nobody, the units kept as they came.
+        "Ok(Record([(\"hits\", List([Int(5), Int(10)])), (\"counted\", Int(22)), (\"hit\", Int(2)), \
+         (\"after\", List([Int(7), Int(12)]))]))",
+        "Ok(Record([(\"hits\", List([Int(4), Int(9)])), (\"counted\", Int(22)), (\"hit\", Int(2)), \
+         (\"after\", List([Int(5), Int(10)]))]))",
         // Sorts of sorts of a filter, each read once (`chained`). Side 0: the filter keeps Able 3,
         // Charlie 6, Dog 5, Easy 5; the square roots of 3 * (11 - strength) are 4, 3, 4, 4, so
         // Charlie. Side 1: Baker 2 (root 5) and Fox 7 (root 3), so Fox. `last`: side 1 first

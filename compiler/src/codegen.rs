@@ -2476,12 +2476,14 @@ impl<'a> Gen<'a> {
             return false;
         }
         if let Some(out) = kept.first() {
-            let replaced = self
-                .later
-                .borrow()
-                .last()
-                .and_then(|l| l.stmts.first())
-                .is_some_and(|s| matches!(s, Stmt::Set { field, .. } if field == out));
+            // A later `set` of the output in this block, nothing before it able to leave the
+            // block (a `return`, or a `break` of the loop around), replaces the input it kept.
+            let replaced = self.later.borrow().last().is_some_and(|l| {
+                l.stmts
+                    .iter()
+                    .take_while(|s| !may_leave(s))
+                    .any(|s| matches!(s, Stmt::Set { field, .. } if field == out))
+            });
             if !replaced {
                 return false;
             }
@@ -3610,6 +3612,19 @@ fn is_place(e: &Expr) -> bool {
 
 /// What may still run after a statement (`Gen::later`): statements, the locals they declare
 /// afresh (a loop body's, on its next run), and whether nothing runs after them (a `return`).
+/// Can the statement end the block it is in early: a `return` anywhere inside, or a `break` not
+/// inside a loop of its own?
+fn may_leave(s: &Stmt) -> bool {
+    fn returns(s: &Stmt) -> bool {
+        matches!(s, Stmt::Return) || s.blocks().iter().any(|b| b.iter().any(returns))
+    }
+    match s {
+        Stmt::Return | Stmt::Break => true,
+        Stmt::For { .. } | Stmt::Repeat { .. } => returns(s),
+        _ => s.blocks().iter().any(|b| b.iter().any(may_leave)),
+    }
+}
+
 struct Later<'a> {
     stmts: &'a [Stmt],
     fresh: Vec<String>,
