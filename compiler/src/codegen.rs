@@ -94,6 +94,10 @@ struct Gen<'a> {
     /// nothing changes while the view is read (`let near = filter(f in fighters: ...)`): read
     /// only as a list to go through, never copied whole.
     view_locals: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// The `var` locals that start as a list input the body still reads (`var fs = fighters`),
+    /// each with its input: a `Cow` that reads the input where it lies until the first change
+    /// copies it (`lazy_copy`).
+    lazy_locals: std::cell::RefCell<BTreeMap<String, String>>,
     /// The `let` locals written where they are read instead (`inlined_view`): a filtered or
     /// sorted view read once, by the statement right after it, as the list of an aggregate.
     inlined: std::cell::RefCell<BTreeMap<String, &'a Expr>>,
@@ -152,6 +156,7 @@ impl<'a> Gen<'a> {
             ref_locals: Default::default(),
             takeable: Default::default(),
             view_locals: Default::default(),
+            lazy_locals: Default::default(),
             inlined: Default::default(),
             later: Default::default(),
             call_reads: Default::default(),
@@ -854,6 +859,7 @@ impl<'a> Gen<'a> {
         // Local names are unique within a resolver, not across resolvers.
         self.ref_locals.borrow_mut().clear();
         self.view_locals.borrow_mut().clear();
+        self.lazy_locals.borrow_mut().clear();
         self.inlined.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
         *self.deferred.borrow_mut() = deferred_sets(&r.body);
@@ -1126,6 +1132,7 @@ impl<'a> Gen<'a> {
         // The body again, as a forward pass: locals named afresh, nothing moved out.
         self.ref_locals.borrow_mut().clear();
         self.view_locals.borrow_mut().clear();
+        self.lazy_locals.borrow_mut().clear();
         self.inlined.borrow_mut().clear();
         self.takeable.borrow_mut().clear();
         self.fwd_vars.borrow_mut().clear();
@@ -1494,7 +1501,20 @@ impl<'a> Gen<'a> {
                 value,
                 cite,
             } => {
-                let _ = writeln!(o, "let mut {var}: {} = {};", self.rty(ty), self.value(value));
+                match (self.lazy_copy(value), ty) {
+                    (Some(input), Ty::List(item)) => {
+                        let _ = writeln!(
+                            o,
+                            "let mut {var}: std::borrow::Cow<'_, [{}]> = std::borrow::Cow::Borrowed(&*inp.{});",
+                            self.rty(item),
+                            raw_ident(&input)
+                        );
+                        self.lazy_locals.borrow_mut().insert(var.clone(), input);
+                    }
+                    _ => {
+                        let _ = writeln!(o, "let mut {var}: {} = {};", self.rty(ty), self.value(value));
+                    }
+                }
                 self.takeable.borrow_mut().insert(var.clone());
                 self.trace_let(o, name, var, ty, cite);
             }
@@ -1512,7 +1532,7 @@ impl<'a> Gen<'a> {
                 } else if let Some(code) = self.moved_update(var, value) {
                     o.push_str(&code);
                 } else {
-                    let _ = writeln!(o, "{var} = {};", self.value(value));
+                    let _ = writeln!(o, "{var} = {};", self.new_value(var, &self.value(value)));
                 }
                 // A new value for a `var` reads as an assignment, not as a second `let`.
                 if let Some(c) = cite {
@@ -1817,6 +1837,7 @@ impl<'a> Gen<'a> {
         if let Some((i, (_, e))) = given.and_then(|g| args.get(g).map(|a| (g, a))) {
             let list = match &e.kind {
                 ExprKind::Input(x) => format!("inp.{}.take()", raw_ident(x)),
+                ExprKind::Local(v) => self.take_local(v),
                 _ => format!("std::mem::take(&mut {})", self.expr(e)),
             };
             let _ = writeln!(o, "let {var}_a{i} = rt::Arg::Given({list});");
@@ -2177,7 +2198,7 @@ impl<'a> Gen<'a> {
         };
         self.ref_locals.borrow_mut().insert(x.clone());
         let mut o = String::new();
-        let _ = writeln!(o, "for {x}_mut in {var}.iter_mut() {{");
+        let _ = writeln!(o, "for {x}_mut in {}.iter_mut() {{", self.changed(var));
         // Which arm applies, read from the item as it is.
         let mut pick = String::new();
         for (i, (c, _)) in arms.iter().enumerate() {
@@ -2255,14 +2276,14 @@ impl<'a> Gen<'a> {
                 let _ = write!(code, "let a{i} = {}; ", self.owned_expr(x));
             }
             for i in 0..items.len() {
-                let _ = write!(code, "{var}.push(a{i}); ");
+                let _ = write!(code, "{}.push(a{i}); ", self.changed(var));
             }
             code.push_str("}\n");
             return Some(code);
         }
         let y = self.expr(b);
         let more = if is_fresh(b) { y } else { format!("({y}).iter().cloned()") };
-        Some(format!("{var}.extend({more});\n"))
+        Some(format!("{}.extend({more});\n", self.changed(var)))
     }
 
     /// The fields a `with` on the item `x` (at `path`) sets, flattening a nested `f: x.f with (...)`
@@ -2504,12 +2525,68 @@ impl<'a> Gen<'a> {
         )
     }
 
+    /// `var fs = fighters` where the body still reads the input `fighters` afterwards (else the
+    /// input is taken): the input, for `fs` to read where it lies until something changes `fs`
+    /// (a `Cow`). A battle's Command Phase copied its army this way, to change it in a rare case.
+    fn lazy_copy(&self, value: &Expr) -> Option<String> {
+        let ExprKind::Input(i) = &value.kind else {
+            return None;
+        };
+        let copied = matches!(&value.ty, Ty::List(t) if !is_copy(t));
+        (copied && !self.fwd.get() && !self.input_dead(i)).then(|| i.clone())
+    }
+
+    /// The local `v` to change in place: a lazy copy (`lazy_copy`) is copied now if it still
+    /// reads its input.
+    fn changed(&self, v: &str) -> String {
+        if self.lazy_locals.borrow().contains_key(v) {
+            format!("{v}.to_mut()")
+        } else {
+            v.to_string()
+        }
+    }
+
+    /// `code`, a new list, as the value of the place `target`: a lazy copy holds it in its `Cow`.
+    fn new_value(&self, target: &str, code: &str) -> String {
+        if self.lazy_locals.borrow().contains_key(target) {
+            format!("std::borrow::Cow::Owned({code})")
+        } else {
+            code.to_string()
+        }
+    }
+
+    /// The list in the local `v`, moved out (nothing reads it afterwards). A lazy copy that still
+    /// reads its input takes the input instead where the body reads that no more (given, it is
+    /// moved), else copies it.
+    fn take_local(&self, v: &str) -> String {
+        let Some(input) = self.lazy_locals.borrow().get(v).cloned() else {
+            return format!("std::mem::take(&mut {v})");
+        };
+        let (pat, unchanged) = if self.input_dead_beside(&input, v) {
+            ("_", format!("inp.{}.take()", raw_ident(&input)))
+        } else {
+            ("rt_input", "rt_input.to_vec()".to_string())
+        };
+        format!("match std::mem::take(&mut {v}) {{ std::borrow::Cow::Owned(rt_list) => rt_list, std::borrow::Cow::Borrowed({pat}) => {unchanged} }}")
+    }
+
+    /// `input_dead`, not counting the lazy copy `v` (being moved out, it borrows nothing after).
+    fn input_dead_beside(&self, input: &str, v: &str) -> bool {
+        let kept = self.lazy_locals.borrow_mut().remove(v);
+        let dead = self.input_dead(input);
+        if let Some(k) = kept {
+            self.lazy_locals.borrow_mut().insert(v.to_string(), k);
+        }
+        dead
+    }
+
     /// The locals that may borrow a list (references to items read in place, and views).
     fn views(&self) -> Vec<String> {
         self.ref_locals
             .borrow()
             .iter()
             .chain(self.view_locals.borrow().iter())
+            .chain(self.lazy_locals.borrow().keys())
             .cloned()
             .collect()
     }
@@ -2559,7 +2636,7 @@ impl<'a> Gen<'a> {
             return None;
         }
         let code = self.update_in_place(src, value)?;
-        Some(format!("{code}{target} = std::mem::take(&mut {src});\n"))
+        Some(format!("{code}{target} = {};\n", self.new_value(target, &self.take_local(src))))
     }
 
     /// A value for a `let`, `var`, assignment or `set`: a list in a local (or in a call's outcome)
@@ -2568,7 +2645,7 @@ impl<'a> Gen<'a> {
         let dead = |v: &str, field: Option<&str>| self.dead(v, field);
         if matches!(e.ty, Ty::List(_)) {
             match &e.kind {
-                ExprKind::Local(v) if self.takeable.borrow().contains(v) && dead(v, None) => return format!("std::mem::take(&mut {v})"),
+                ExprKind::Local(v) if self.takeable.borrow().contains(v) && dead(v, None) => return self.take_local(v),
                 // A list input read no more: the list given (no copy), or a copy of the lent one.
                 ExprKind::Input(i) if self.input_dead(i) => return format!("inp.{}.take()", raw_ident(i)),
                 ExprKind::Field(b, f) if matches!(b.ty, Ty::Outcome(_)) => {
