@@ -2,7 +2,8 @@
 //! input, kept once for the life of the process (interned) and borrowed from there. Copying a
 //! text never copies its characters nor counts references, which matters in battles that copy
 //! unit records every action; and the copies of one input text share one address, so comparing
-//! a name with itself compares no characters.
+//! two input names compares their addresses alone (`Text::Interned`): the same copy, or another
+//! text, without reading a character.
 //!
 //! Interning keeps each distinct input text for good: at most [`INTERN_LIMIT`] bytes in all, so an
 //! application that reads a stream of new names does not grow without end. Past the limit, texts
@@ -21,8 +22,11 @@ use std::sync::{Arc, Mutex};
 
 #[derive(Clone)]
 pub enum Text {
-    /// Text written in the rules (table cells, key names), or input text interned.
+    /// Text written in the rules (table cells, key names).
     Static(&'static str),
+    /// Input text interned: the one kept copy of its characters, so two interned texts are equal
+    /// exactly when they are the same copy (compared by address alone).
+    Interned(&'static str),
     /// Text from input past the interning limit, shared between copies.
     Shared(Arc<str>),
 }
@@ -65,7 +69,7 @@ fn intern(s: &str, limit: usize) -> Option<&'static str> {
 impl Text {
     pub fn as_str(&self) -> &str {
         match self {
-            Text::Static(s) => s,
+            Text::Static(s) | Text::Interned(s) => s,
             Text::Shared(s) => s,
         }
     }
@@ -80,7 +84,7 @@ impl Default for Text {
 impl From<&str> for Text {
     fn from(s: &str) -> Self {
         match intern(s, INTERN_LIMIT) {
-            Some(k) => Text::Static(k),
+            Some(k) => Text::Interned(k),
             None => Text::Shared(Arc::from(s)),
         }
     }
@@ -101,6 +105,11 @@ impl std::ops::Deref for Text {
 
 impl PartialEq for Text {
     fn eq(&self, other: &Self) -> bool {
+        // One kept copy per interned text: two interned names (units of a battle file) are equal
+        // when they are the same copy, and differ otherwise, whatever their characters.
+        if let (Text::Interned(a), Text::Interned(b)) = (self, other) {
+            return std::ptr::eq(a.as_ptr(), b.as_ptr());
+        }
         let (a, b) = (self.as_str().as_bytes(), other.as_str().as_bytes());
         // Copies of one text, and input texts equal to it, share its characters: the same name
         // compared with itself (a unit looked up in a list of copies of the battle's units) needs
@@ -181,7 +190,7 @@ mod tests {
     #[test]
     fn equal_input_texts_share_one_copy_until_the_limit_and_are_shared_by_count_past_it() {
         let (a, b) = (Text::from("Interned Platoon"), Text::from(String::from("Interned Platoon")));
-        assert!(matches!(a, Text::Static(_)));
+        assert!(matches!(a, Text::Interned(_)));
         assert_eq!(a.as_str().as_ptr(), b.as_str().as_ptr(), "one kept copy");
         // From another thread: found in the process's set, the same copy.
         let c = std::thread::spawn(|| Text::from("Interned Platoon").as_str().as_ptr() as usize)
@@ -195,6 +204,20 @@ mod tests {
         let shared = Text::Shared(std::sync::Arc::from("Interned Platoon"));
         assert_eq!(shared, a);
         assert_eq!(shared.cmp(&a), std::cmp::Ordering::Equal);
+    }
+
+    #[test]
+    fn interned_texts_are_equal_when_they_are_one_copy_and_equal_to_the_same_text_in_any_form() {
+        // Of one length and sharing their first and last eight bytes, still two texts.
+        let (a, b) = (Text::from("A 1st of the Platoon"), Text::from("A 1st in the Platoon"));
+        assert!(matches!((&a, &b), (Text::Interned(_), Text::Interned(_))));
+        assert_ne!(a, b);
+        assert_eq!(a, Text::from(String::from("A 1st of the Platoon")));
+        // Interned beside rules text or shared text: compared by characters.
+        assert_eq!(a, Text::Static("A 1st of the Platoon"));
+        assert_eq!(Text::Static("A 1st in the Platoon"), b);
+        assert_eq!(Text::Shared(std::sync::Arc::from("A 1st in the Platoon")), b);
+        assert_ne!(a, Text::Static("A 1st in the Platoon"));
     }
 
     #[test]
