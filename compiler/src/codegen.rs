@@ -3687,8 +3687,6 @@ fn is_place(e: &Expr) -> bool {
     }
 }
 
-/// What may still run after a statement (`Gen::later`): statements, the locals they declare
-/// afresh (a loop body's, on its next run), and whether nothing runs after them (a `return`).
 /// Can the statement end the block it is in early: a `return` anywhere inside, or a `break` not
 /// inside a loop of its own?
 fn may_leave(s: &Stmt) -> bool {
@@ -3702,6 +3700,8 @@ fn may_leave(s: &Stmt) -> bool {
     }
 }
 
+/// What may still run after a statement (`Gen::later`): statements, the locals they declare
+/// afresh (a loop body's, on its next run), and whether nothing runs after them (a `return`).
 struct Later<'a> {
     stmts: &'a [Stmt],
     fresh: Vec<String>,
