@@ -189,12 +189,12 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
          {name: Baker, side: 1, strength: 2, tags: [b], lead: none, chief: {name: Pia, rank: 2}}, \
          {name: Charlie, side: 0, strength: 10, tags: [c, d, big, Charlie], lead: none, chief: {name: Quy, rank: 5}}]",
         // Updates of a local nothing reads afterwards, handed over (`hand_over`): the local read
-        // afterwards keeps its items, the output read by an update is still empty, and each turn
-        // of the loop starts from the same list.
+        // afterwards keeps its items, the output read by an update is still empty (and Able's tags
+        // emptied), and each turn of the loop starts from the same list.
         "set copied = [5, 2]\n\
          \x20 set again = [{name: Able, side: 0, strength: 5, tags: [a], lead: {name: Able, rank: 1}, chief: {name: Ola, rank: 1}}, \
          {name: Baker, side: 1, strength: 4, tags: [w, Baker], lead: {name: Baker, rank: 1}, chief: {name: Pia, rank: 2}}]\n\
-         \x20 set moved = [{name: Able, side: 0, strength: 6, tags: [a], lead: none, chief: {name: Ola, rank: 9}}, \
+         \x20 set moved = [{name: Able, side: 0, strength: 6, tags: [], lead: none, chief: {name: Ola, rank: 9}}, \
          {name: Baker, side: 1, strength: 2, tags: [], lead: none, chief: {name: Pia, rank: 2}}]\n",
         "set looped = [{name: Dog, side: 0, strength: 4, tags: [], lead: none, chief: {name: Rui, rank: 1}}]\n\
          \x20 set looped = [{name: Dog, side: 0, strength: 5, tags: [], lead: none, chief: {name: Rui, rank: 1}}]\n",

@@ -2335,6 +2335,14 @@ impl<'a> Gen<'a> {
                 sets.push((place, u, true, true));
                 continue;
             }
+            if matches!(&e.kind, ExprKind::List(items) if items.is_empty()) {
+                // A list field emptied (`attackers: []`, each unit at each Battle Round's end):
+                // the empty `rt::List`, no list made for it first.
+                let _ = write!(vals, "let {u} = rt::List::new(); ");
+                level.push((n.as_str(), u.clone()));
+                sets.push((place, u, false, false));
+                continue;
+            }
             let _ = write!(vals, "let {u} = {}; ", self.owned_expr(e));
             level.push((n.as_str(), u.clone()));
             sets.push((place, u, false, matches!(e.ty, Ty::List(_))));
