@@ -2275,7 +2275,6 @@ impl<'a> Gen<'a> {
             for (i, x) in items.iter().enumerate() {
                 let _ = write!(code, "let a{i} = {}; ", self.owned_expr(x));
             }
-            let _ = write!(code, "rt::room_for({}, {}); ", self.changed_ref(var), items.len());
             for i in 0..items.len() {
                 let _ = write!(code, "{}.push(a{i}); ", self.changed(var));
             }
@@ -2552,15 +2551,6 @@ impl<'a> Gen<'a> {
             format!("{v}.to_mut()")
         } else {
             v.to_string()
-        }
-    }
-
-    /// `&mut` the list in the local `v`, to change in place (`changed`).
-    fn changed_ref(&self, v: &str) -> String {
-        if self.lazy_locals.borrow().contains_key(v) {
-            format!("{v}.to_mut()")
-        } else {
-            format!("&mut {v}")
         }
     }
 

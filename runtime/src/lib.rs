@@ -57,16 +57,6 @@ pub use value::{
     value_as_key, value_as_text, EnumType, Inputs, Key, Value,
 };
 
-/// Room in `list` for `more` items about to be pushed (`xs = xs + [a, b]`): a list's first block
-/// holds at least 8 items, not `Vec`'s 4, so a plan or schedule built item by item (a dozen units'
-/// actions) is moved to a larger block once fewer. Past that, `Vec`'s own doubling.
-#[inline]
-pub fn room_for<T>(list: &mut Vec<T>, more: usize) {
-    if list.capacity() == 0 {
-        list.reserve(more.max(8));
-    }
-}
-
 /// Room for the items an iterator will give, for generated code that collects them: its upper
 /// bound when it has one (a filter's is the length of the list it filters), else its lower bound.
 #[inline]
