@@ -217,11 +217,14 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         // for Nobody, the units kept as they came.
         // Then the named unit hit twice more (`hit_if_named`, `hit_if_named_first`: the input
         // read in place until the first change), the hits before each summed (7 + 12, 7 + 13);
-        // no one named: the units unchanged, 5 + 10 twice.
+        // no one named: the units unchanged, 5 + 10 twice. Naming a unit changes the units
+        // (`compare_named`, a lazy copy compared with its input either way round): 1, else 0.
         "Ok(Record([(\"hits\", List([Int(5), Int(10)])), (\"counted\", Int(22)), (\"hit\", Int(2)), \
-         (\"after\", List([Int(7), Int(12)])), (\"named\", List([Int(7), Int(14)])), (\"before\", Int(39))]))",
+         (\"after\", List([Int(7), Int(12)])), (\"named\", List([Int(7), Int(14)])), (\"before\", Int(39)), \
+         (\"changed\", Int(1))]))",
         "Ok(Record([(\"hits\", List([Int(4), Int(9)])), (\"counted\", Int(22)), (\"hit\", Int(2)), \
-         (\"after\", List([Int(5), Int(10)])), (\"named\", List([Int(5), Int(10)])), (\"before\", Int(30))]))",
+         (\"after\", List([Int(5), Int(10)])), (\"named\", List([Int(5), Int(10)])), (\"before\", Int(30)), \
+         (\"changed\", Int(0))]))",
         // Sorts of sorts of a filter, each read once (`chained`). Side 0: the filter keeps Able 3,
         // Charlie 6, Dog 5, Easy 5; the square roots of 3 * (11 - strength) are 4, 3, 4, 4, so
         // Charlie. Side 1: Baker 2 (root 5) and Fox 7 (root 3), so Fox. `last`: side 1 first

@@ -2819,7 +2819,9 @@ impl<'a> Gen<'a> {
                 if let Some(inl) = self.inlined.borrow().get(v).copied() {
                     return self.expr(inl);
                 }
-                if self.ref_locals.borrow().contains(v) {
+                // A lazy copy (a `Cow`) reads as the slice it holds, as a list input does: it
+                // compares with any other list.
+                if self.ref_locals.borrow().contains(v) || self.lazy_locals.borrow().contains_key(v) {
                     format!("(*{v})")
                 } else {
                     v.clone()
