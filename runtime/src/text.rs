@@ -26,10 +26,15 @@ pub enum Text {
     Static(&'static str),
     /// Input text interned: the one kept copy of its characters, so two interned texts are equal
     /// exactly when they are the same copy (compared by address alone).
-    Interned(&'static str),
+    Interned(Kept),
     /// Text from input past the interning limit, shared between copies.
     Shared(Arc<str>),
 }
+
+/// The one kept copy of an interned text. Only interning makes one (`Text::from`), so no two
+/// copies of the same characters are ever both `Kept`: what makes comparing their addresses exact.
+#[derive(Clone, Copy)]
+pub struct Kept(&'static str);
 
 /// The most bytes of input text the process keeps interned (1 MiB: some seventy thousand names).
 pub const INTERN_LIMIT: usize = 1 << 20;
@@ -69,7 +74,7 @@ fn intern(s: &str, limit: usize) -> Option<&'static str> {
 impl Text {
     pub fn as_str(&self) -> &str {
         match self {
-            Text::Static(s) | Text::Interned(s) => s,
+            Text::Static(s) | Text::Interned(Kept(s)) => s,
             Text::Shared(s) => s,
         }
     }
@@ -84,7 +89,7 @@ impl Default for Text {
 impl From<&str> for Text {
     fn from(s: &str) -> Self {
         match intern(s, INTERN_LIMIT) {
-            Some(k) => Text::Interned(k),
+            Some(k) => Text::Interned(Kept(k)),
             None => Text::Shared(Arc::from(s)),
         }
     }
@@ -107,7 +112,7 @@ impl PartialEq for Text {
     fn eq(&self, other: &Self) -> bool {
         // One kept copy per interned text: two interned names (units of a battle file) are equal
         // when they are the same copy, and differ otherwise, whatever their characters.
-        if let (Text::Interned(a), Text::Interned(b)) = (self, other) {
+        if let (Text::Interned(Kept(a)), Text::Interned(Kept(b))) = (self, other) {
             return std::ptr::eq(a.as_ptr(), b.as_ptr());
         }
         let (a, b) = (self.as_str().as_bytes(), other.as_str().as_bytes());
