@@ -198,6 +198,52 @@ fn a_seed_gives_the_same_simulation_whatever_the_threads() {
     assert!(simulated.get() >= 6, "only {} of 24 simulations ran", simulated.get());
 }
 
+/// A simulation whose runs fail now and then reports the first failing run's error, the one a
+/// single thread meets first, whatever the threads and however they share the runs out. The
+/// error names the throw, so an error from a later run would show.
+#[test]
+fn a_failing_simulation_reports_its_first_failure_whatever_the_threads() {
+    let dir = std::env::temp_dir().join(format!("rulebook-sim-fails-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("flaky")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.join("flaky/flaky.rules"),
+        "system flaky \"Flaky\" cite \"Flaky\"\n\
+         resolver throw \"A throw that fails now and then\" [1] {\n\
+           out total: int\n\
+           roll d = 3d100 \"throw\" [1]\n\
+           require d < 270 else \"threw {d}\" [1]\n\
+           set total = d\n\
+         }\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let rules = rulebook::Rules::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (_, r) = rt::find_resolver(rules.systems(), "flaky.throw").unwrap_or_else(|e| panic!("{e}"));
+    let inputs = rt::bind_inputs(r, &[], None).unwrap_or_else(|e| panic!("{e}"));
+    // About one run in 180 fails: each run seeded alone, the first failure is the one to find.
+    let runs = 20_000;
+    let errors: Vec<Error> = (0..runs)
+        .filter_map(|i| {
+            r.run_quiet(&mut rt::Seeded::new(rt::run_seed(5, i)), &mut rt::NoTrace, &inputs)
+                .err()
+        })
+        .collect();
+    let first_failure = errors.first().cloned().unwrap_or_else(|| panic!("no run failed"));
+    assert!(
+        errors.len() > 10 && errors.iter().any(|e| *e != first_failure),
+        "{} runs failed: too few, or too alike, to tell the first failure from another",
+        errors.len()
+    );
+    for threads in [1, 2, 3, 8] {
+        let got = rt::simulate(r, &inputs, runs, 5, threads, &|_| {});
+        assert_eq!(
+            format!("{got:?}"),
+            format!("{:?}", Err::<rt::Tally, _>(first_failure.clone())),
+            "{threads} threads"
+        );
+    }
+}
+
 /// Seeded dice that keep every face they throw, as `--dice` would take them.
 struct Recording {
     seeded: rt::Seeded,

@@ -97,79 +97,146 @@ pub fn simulate_until(
         crate::chain::check_until(r, u.field)?;
     }
     let threads = threads.clamp(1, 256) as u64;
-    let done = AtomicU64::new(0);
     let (start, runs) = (range.start, range.end.saturating_sub(range.start));
-    let chunk = runs.div_ceil(threads).max(1);
+    let shared = Shared {
+        r,
+        inputs,
+        until,
+        seed,
+        start,
+        runs,
+        block: block_size(runs, threads),
+        next: AtomicU64::new(0),
+        failed_at: AtomicU64::new(u64::MAX),
+        done: AtomicU64::new(0),
+        progress,
+    };
     // One thread runs here, spawning none (WebAssembly in a browser has no threads).
-    let results: Vec<Result<Tally, Error>> = if threads == 1 {
-        vec![run_part(r, inputs, until, start..start + runs, seed, &done, runs, progress)]
+    let results: Vec<Result<Tally, Failed>> = if threads == 1 {
+        vec![run_blocks(&shared)]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let (from, to) = (start + (t * chunk).min(runs), start + ((t + 1) * chunk).min(runs));
-                    let done = &done;
-                    s.spawn(move || run_part(r, inputs, until, from..to, seed, done, runs, progress))
-                })
-                .collect();
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| run_blocks(&shared))).collect();
             handles
                 .into_iter()
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
-                        Err(Error::Internal {
-                            message: "a simulation thread panicked".into(),
+                        Err(Failed {
+                            run: 0,
+                            error: Error::Internal {
+                                message: "a simulation thread panicked".into(),
+                            },
                         })
                     })
                 })
                 .collect()
         })
     };
+    // The first run that failed, whichever thread threw it: the error one thread would report.
+    let mut parts = Vec::with_capacity(results.len());
+    let mut first_failure: Option<Failed> = None;
+    for result in results {
+        match result {
+            Ok(t) => parts.push(t),
+            Err(f) => {
+                if first_failure.as_ref().is_none_or(|g| f.run < g.run) {
+                    first_failure = Some(f);
+                }
+            }
+        }
+    }
+    if let Some(f) = first_failure {
+        return Err(f.error);
+    }
+    // Counts, sums and bounds add up whatever run each thread took: the merged tally is the same.
     let mut total = Tally::default();
     total.declare_outcomes(r.outputs);
-    for part in results {
-        total.merge(part?);
+    for part in parts {
+        total.merge(part);
     }
     Ok(total)
 }
 
-/// Runs `range` of a simulation into one tally, counting each run in `done` (of `runs` in all)
-/// and telling `progress` every 64 runs and at the end.
-#[allow(clippy::too_many_arguments)]
-fn run_part(
-    r: &ResolverInfo,
-    inputs: &Inputs,
-    until: Option<Until<'_>>,
-    range: std::ops::Range<u64>,
+/// How many runs a thread takes at a time: small enough that the threads finish together (a
+/// thread slowed by the machine takes fewer blocks), large enough that taking one costs nothing.
+fn block_size(runs: u64, threads: u64) -> u64 {
+    (runs / (threads * 16)).clamp(1, 1024)
+}
+
+/// What the threads of one simulation share: the work, and where it stands.
+struct Shared<'a> {
+    r: &'a ResolverInfo,
+    inputs: &'a Inputs,
+    until: Option<Until<'a>>,
     seed: u64,
-    done: &AtomicU64,
+    start: u64,
     runs: u64,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<Tally, Error> {
+    block: u64,
+    /// The first run (counted from `start`) of the next block to take.
+    next: AtomicU64,
+    /// The lowest run known to have failed: blocks past it are not taken.
+    failed_at: AtomicU64,
+    /// Runs done, for `progress`.
+    done: AtomicU64,
+    progress: &'a (dyn Fn(u64) + Sync),
+}
+
+/// A run that failed (counted from the range's start), and why.
+struct Failed {
+    run: u64,
+    error: Error,
+}
+
+/// One thread's share of a simulation: block after block of runs, taken in order from `next`
+/// until none is left, into one tally. Blocks are taken in increasing order, so when a run fails,
+/// every run before it is already in some thread's hands, and the lowest failure is found.
+/// `progress` hears of every 64 runs a thread has done, and of the last one.
+fn run_blocks(w: &Shared<'_>) -> Result<Tally, Failed> {
     let mut tally = Tally::default();
     // A compiled resolver reads its inputs once, and hands each run's outcome to the tally field
     // by field.
-    let prepared = match (&r.exec, until) {
-        (Exec::Compiled { sim: Some(prepare), .. }, None) if !range.is_empty() => Some(prepare(inputs)?),
-        _ => None,
-    };
-    for i in range {
-        let mut dice = Seeded::new(run_seed(seed, i));
-        match until {
-            None => match &prepared {
-                Some(p) => p.run(&mut dice, &mut tally)?,
-                None => tally.add_flat(&r.run_quiet(&mut dice, &mut NoTrace, inputs)?),
-            },
-            Some(u) => match run_rounds(r, inputs, u, &mut dice)? {
-                Some(outcome) => tally.add_flat(&outcome),
-                None => {
-                    tally.runs += 1;
-                    tally.unfinished += 1;
-                }
-            },
+    let mut prepared = None;
+    let mut unreported = 0u64;
+    loop {
+        let from = w.next.fetch_add(w.block, Ordering::Relaxed);
+        if from >= w.runs || from > w.failed_at.load(Ordering::Relaxed) {
+            break;
         }
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if n % 64 == 0 || n == runs {
-            progress(n);
+        let to = (from + w.block).min(w.runs);
+        if prepared.is_none() {
+            prepared = Some(match (&w.r.exec, w.until) {
+                (Exec::Compiled { sim: Some(prepare), .. }, None) => Some(prepare(w.inputs).map_err(|error| Failed { run: from, error })?),
+                _ => None,
+            });
+        }
+        for i in from..to {
+            let mut dice = Seeded::new(run_seed(w.seed, w.start + i));
+            let ran = match (w.until, prepared.as_ref().and_then(Option::as_ref)) {
+                (None, Some(p)) => p.run(&mut dice, &mut tally),
+                (None, None) => w.r.run_quiet(&mut dice, &mut NoTrace, w.inputs).map(|o| tally.add_flat(&o)),
+                (Some(u), _) => run_rounds(w.r, w.inputs, u, &mut dice).map(|outcome| match outcome {
+                    Some(outcome) => tally.add_flat(&outcome),
+                    None => {
+                        tally.runs += 1;
+                        tally.unfinished += 1;
+                    }
+                }),
+            };
+            if let Err(error) = ran {
+                w.failed_at.fetch_min(i, Ordering::Relaxed);
+                return Err(Failed { run: i, error });
+            }
+            unreported += 1;
+            if unreported == 64 {
+                (w.progress)(w.done.fetch_add(unreported, Ordering::Relaxed) + unreported);
+                unreported = 0;
+            }
+        }
+    }
+    if unreported > 0 {
+        let n = w.done.fetch_add(unreported, Ordering::Relaxed) + unreported;
+        if n == w.runs {
+            (w.progress)(n);
         }
     }
     tally.settle();
