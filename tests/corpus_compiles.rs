@@ -207,8 +207,14 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "set least = Baker\n  set greatest = Baker\n  set none_met = -\n  set by_sum = Able\n",
         // Loops over a filter (`loops`): asked item by item where the body changes nothing the
         // condition reads; else the items as the loop started (Charlie too, though `limit` grew).
-        "set seen = [Able, Charlie]\n  set total = 12\n  set raised = [Able, Charlie]\n",
-        "set seen = [Charlie]\n  set total = 7\n  set raised = [Able, Charlie]\n",
+        // The items' copies have the fields the body reads: Dog's tags and leader, Easy's tags
+        // and none; and the items whole where the body reads them whole.
+        "set seen = [Able, Charlie]\n  set total = 12\n  set raised = [Able, Charlie]\n  set tagged = [x, y, Kim, z, -]\n  \
+         set whole = [{name: Dog, side: 0, strength: 5, tags: [x, y], lead: {name: Kim, rank: 3}, chief: {name: Rui, rank: 1}}, \
+         {name: Easy, side: 1, strength: 6, tags: [z], lead: none, chief: {name: Sam, rank: 1}}]\n",
+        "set seen = [Charlie]\n  set total = 7\n  set raised = [Able, Charlie]\n  set tagged = []\n  \
+         set whole = [{name: Dog, side: 0, strength: 5, tags: [x, y], lead: {name: Kim, rank: 3}, chief: {name: Rui, rank: 1}}, \
+         {name: Easy, side: 1, strength: 6, tags: [z], lead: none, chief: {name: Sam, rank: 1}}]\n",
         // Lists given, not lent, where the caller reads them no more (`ok/given_lists.rules`):
         // three rounds of a hit each, then a fourth counted (the hits before it, 3 + 8, twice),
         // then the named unit's side hit once more (no one named: no hit); then a hit counted

@@ -6,7 +6,7 @@
 
 use crate::ast::{Agg, BinOp, CmpOp};
 use crate::ir::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// A rules name as a Rust identifier: Rust keywords become raw identifiers (`mod` → `r#mod`), so
@@ -1758,9 +1758,10 @@ impl<'a> Gen<'a> {
                         // of their own: a unit moved out of the `Few` at each turn, or the `Few`
                         // moved out of a block, was a large copy.
                         self.ref_locals.borrow_mut().insert(var.clone());
+                        let copy = self.copy_read_fields(fvar, var, inner, body);
                         let _ = writeln!(
                             o,
-                            "{{ let mut {var}_few = rt::Few::None;\nfor {fvar} in {items} {{ if {c} {{ {var}_few.push({fvar}.clone()); }} }}\nfor {var} in {var}_few.as_slice() {{"
+                            "{{ let mut {var}_few = rt::Few::None;\nfor {fvar} in {items} {{ if {c} {{ {var}_few.push({copy}); }} }}\nfor {var} in {var}_few.as_slice() {{"
                         );
                         self.loop_body(body, o);
                         o.push_str("} }\n");
@@ -1782,6 +1783,41 @@ impl<'a> Gen<'a> {
                 o.push_str("}\n");
             }
         }
+    }
+
+    /// The copy of the item `item` (a reference into `list`, a list of records) that a loop over
+    /// a filter of `list` keeps as `var`: the whole record, or, where the body reads `var` only
+    /// field by field, the record with each list, text or optional field it never reads left
+    /// empty (no count taken on a shared list, nothing copied that nothing reads).
+    fn copy_read_fields(&self, item: &str, var: &str, list: &Expr, body: &[Stmt]) -> String {
+        let whole = format!("{item}.clone()");
+        let Ty::List(elem) = &list.ty else { return whole };
+        let Ty::Rec(ri) = **elem else { return whole };
+        let Some(read) = fields_read(body, var) else { return whole };
+        let r = &self.sys.records[ri];
+        let left_empty = |n: &String, t: &Ty| !read.contains(n) && matches!(t, Ty::List(_) | Ty::Text | Ty::Opt(_)) && !is_copy(t);
+        if !r.fields.iter().any(|(n, t, _)| left_empty(n, t)) {
+            return whole;
+        }
+        let inits: Vec<String> = r
+            .fields
+            .iter()
+            .map(|(n, t, _)| {
+                let f = raw_ident(n);
+                let value = match t {
+                    _ if left_empty(n, t) => match t {
+                        Ty::List(_) => "rt::List::new()".to_string(),
+                        Ty::Text => "rt::Text::Static(\"\")".to_string(),
+                        _ => "None".to_string(),
+                    },
+                    // A list field is shared, not copied item by item (`rt::List`).
+                    Ty::List(_) => format!("{item}.{f}.clone()"),
+                    t => self.owned(&format!("{item}.{f}"), t),
+                };
+                format!("{f}: {value}")
+            })
+            .collect();
+        format!("{} {{ {} }}", camel(&r.name), inits.join(", "))
     }
 
     /// The arguments of the call bound to `var`, evaluated before it (the call borrows `dice` and
@@ -3779,6 +3815,31 @@ fn cannot_fail(e: &Expr) -> bool {
         todo.extend(x.children());
     }
     true
+}
+
+/// The fields of the local `var` that `body` reads, when it reads `var` only field by field
+/// (`var.f`); `None` when it reads or assigns `var` whole anywhere.
+fn fields_read(body: &[Stmt], var: &str) -> Option<BTreeSet<String>> {
+    fn in_expr(e: &Expr, var: &str, read: &mut BTreeSet<String>) -> bool {
+        let mut todo = vec![e];
+        while let Some(x) = todo.pop() {
+            match &x.kind {
+                ExprKind::Local(v) if v == var => return false,
+                ExprKind::Field(b, g) if matches!(&b.kind, ExprKind::Local(v) if v == var) => {
+                    read.insert(g.clone());
+                }
+                _ => todo.extend(x.children()),
+            }
+        }
+        true
+    }
+    fn in_stmt(s: &Stmt, var: &str, read: &mut BTreeSet<String>) -> bool {
+        !matches!(s, Stmt::Assign { var: v, .. } if v == var)
+            && s.exprs().iter().all(|e| in_expr(e, var, read))
+            && s.blocks().iter().all(|b| b.iter().all(|x| in_stmt(x, var, read)))
+    }
+    let mut read = BTreeSet::new();
+    body.iter().all(|s| in_stmt(s, var, &mut read)).then_some(read)
 }
 
 fn stmt_reads(s: &Stmt, var: &str, field: Option<&str>) -> bool {
