@@ -197,12 +197,15 @@ fn run_blocks(w: &Shared<'_>) -> Result<Tally, Failed> {
     // by field.
     let mut prepared = None;
     let mut unreported = 0u64;
-    loop {
-        let from = w.next.fetch_add(w.block, Ordering::Relaxed);
-        if from >= w.runs || from > w.failed_at.load(Ordering::Relaxed) {
+    // Blocks are taken only while runs are left, so the counter never passes `runs` by more than
+    // a block.
+    while let Ok(from) = w.next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+        (n < w.runs).then(|| n.saturating_add(w.block))
+    }) {
+        if from > w.failed_at.load(Ordering::Relaxed) {
             break;
         }
-        let to = (from + w.block).min(w.runs);
+        let to = from.saturating_add(w.block).min(w.runs);
         if prepared.is_none() {
             prepared = Some(match (&w.r.exec, w.until) {
                 (Exec::Compiled { sim: Some(prepare), .. }, None) => Some(prepare(w.inputs).map_err(|error| Failed { run: from, error })?),
