@@ -332,9 +332,11 @@ equipment:
 suspension_mp: 3
 "#;
     let v = resolve("striker.maintenance_requirement", &[], yaml, &[]).unwrap();
-    assert_eq!(field(&v, "vehicles"), "65"); // 32 + 6 + 24 + 3
+    assert_eq!(field(&v, "vehicles"), "62"); // 32 + 6 + 24
     assert_eq!(field(&v, "weapons"), "60"); // 50 + 8 + 2
     assert_eq!(field(&v, "electronics"), "45"); // 25 + 10 + 10
+    // 60.B: suspensions are a category of their own, in the total.
+    assert_eq!(field(&v, "suspension"), "3");
     assert_eq!(field(&v, "total"), "170");
 }
 
@@ -358,6 +360,27 @@ fn weekly_breakdowns() {
     let mut prop = sets.to_vec();
     prop.push(("breakdown_proportional", "true"));
     assert_eq!(out("striker.weekly_breakdowns", &prop, "breakdown_percent"), "7.5");
+}
+
+/// 60.B: "breakdowns of suspensions are considered separately from other breakdowns": a shortage
+/// of suspension points is its own category, not diluted in the vehicles' (where 100 unserved
+/// points beside 400 served ones would be a 20% shortage, 2%), and full vehicle crews do not cover it.
+#[test]
+fn suspension_breakdowns_are_a_category_of_their_own() {
+    let sets = [
+        ("vehicle_mp", "400"),
+        ("weapon_mp", "0"),
+        ("electronics_mp", "0"),
+        ("vehicle_mechanics", "8"),
+        ("suspension_mp", "100"),
+    ];
+    // Vehicles 0% short; suspensions 100% short: 10%, of the total 500 points.
+    assert_eq!(out("striker.weekly_breakdowns", &sets, "breakdown_percent"), "10");
+    assert_eq!(out("striker.weekly_breakdowns", &sets, "broken_mp"), "50");
+    let mut crewed = sets.to_vec();
+    crewed.push(("suspension_mechanics", "1")); // 50 of 100 points: 50% short, 5%
+    assert_eq!(out("striker.weekly_breakdowns", &crewed, "breakdown_percent"), "5");
+    assert_eq!(out("striker.weekly_breakdowns", &crewed, "broken_mp"), "25");
 }
 
 /// X35: 5 breakdown points on a 50-point item is a 10% chance: 50 x 1/10 = 5 points expected.
