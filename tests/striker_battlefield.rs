@@ -998,7 +998,7 @@ fn bangalore_torpedoes() {
 }
 
 /// 55.D: wire fouls a wheeled vehicle on 10+, freed on 12; infantry need a turn per 2 mm; obstacle
-/// building times; obstacle armor values.
+/// building and clearing times; obstacle armor values.
 #[test]
 fn obstacles() {
     let d = dist("striker.wire_fouling", &[]);
@@ -1019,6 +1019,15 @@ fn obstacles() {
     assert_eq!(h("wire", "10", "false"), "2");
     assert_eq!(h("abatis", "2", "false"), "40");
     assert_eq!(h("posts", "2", "false"), "10");
+    // Without explosives: a bulldozer's ditch breach in 10 turns, wire cutters in 4, a vehicle at
+    // once; abatis cleared at 10 bulldozer minutes or 20 man-hours a 1 cm square.
+    let c = |m: &str, squares: &str, field: &str| out("striker.obstacle_clearing", &[("method", m), ("squares", squares)], field);
+    assert_eq!(c("ditch_bulldozer", "1", "turns"), "10");
+    assert_eq!(c("wire_cutters", "1", "turns"), "4");
+    assert_eq!(c("wire_vehicle", "1", "turns"), "0");
+    assert_eq!(c("abatis_bulldozer", "3", "minutes"), "30");
+    assert_eq!(c("abatis_by_hand", "3", "man_hours"), "60");
+    assert_eq!(c("abatis_by_hand", "3", "minutes"), "0");
     assert_eq!(out("striker.obstacle_armor", &[("obstacle", "posts")], "armor"), "9");
     assert_eq!(out("striker.obstacle_armor", &[("obstacle", "steel_concrete")], "armor"), "15");
 }
