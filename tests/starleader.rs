@@ -372,6 +372,25 @@ fn the_healer_restores_one_prowess_a_turn_up_to_three() {
         (field(&spent, "normal_damage"), field(&spent, "restored")),
         ("6".into(), "3".into())
     );
+    // The healed point shows in his Prowess now: 12 - 5, and 12 - 6 once the Healer is spent.
+    assert_eq!((field(&first, "prowess_now"), field(&first, "condition")), ("7".into(), "able".into()));
+    assert_eq!(field(&spent, "prowess_now"), "6");
+}
+
+/// A character knocked out at exactly his Prowess in hits (6.5) is healed back to 1 and is able again.
+#[test]
+fn the_healer_wakes_a_character_knocked_out_at_his_prowess() {
+    let out = resolve(
+        "starleader.healer",
+        &[("prowess", "12"), ("normal_damage", "12"), ("gadgets", "Healer")],
+        "",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        (field(&out, "normal_damage"), field(&out, "prowess_now"), field(&out, "condition")),
+        ("11".into(), "1".into(), "able".into())
+    );
 }
 
 /// STASIZER (9.0): "Preserves life of dead character for 1 hour if Prowess 0 to -10. Medical Module
