@@ -496,6 +496,61 @@ fn a_skirmish_refuses_a_bad_file() {
     assert!(why.iter().any(|m| m.contains("both sides")), "{why:?}");
 }
 
+/// Two figures 20 cm apart for one game turn: the sergeant last aimed at `last_target`, and this
+/// turn's start is told whether he aimed at it last turn (`aimed_at`).
+fn two_figures(last_target: &str, aimed_at: &str) -> String {
+    let figure = |name: &str, side: &str, x: i64| {
+        format!(
+            "{{name: \"{name}\", side: {side}, accuracy: 10, strength: 1, dexterity: 1, reflex: 1, walk_cm: 5, \
+             weapon: {{name: \"sample laser rifle\", class: s, area: false, accuracy: 10, effect: 2, loading: pos, supply: 20, reload: 2, breakdown: 2}}, \
+             cc_handling: 0, cc_effect: -3, partial_armour: 1, armour: 0, size: 0, x_cm: {x}, y_cm: 0, orders: hold_position}}"
+        )
+    };
+    let trooper = |f: String, n: i64, last: &str, aimed: &str| {
+        format!(
+            "  - {{f: {f}, order: {n}, alive: true, shots_left: 20, jammed: false, scrapped: false, reloading: 0, rest: 0, \
+             last_target: \"{last}\", aimed_at: \"{aimed}\", fired_at_by: [], moved_cm: 0, in_close_combat: false, \
+             hit_this_turn: false, kills: 0, doing: hold, charging: false}}\n"
+        )
+    };
+    format!(
+        "troopers:\n{}{}",
+        trooper(figure("A Sergeant", "a", 0), 0, last_target, aimed_at),
+        trooper(figure("B Rifleman", "b", 20), 1, "", "")
+    )
+}
+
+/// p.12: "-2 Fired at the same target last turn" (and p.13 "+5% fired at same target last move")
+/// count only last turn's target: a figure that aimed elsewhere, or not at all, last turn (a turn
+/// spent reloading) has no bonus, though it fired at this target before.
+#[test]
+fn the_same_target_bonus_is_last_turns_target_only() {
+    let run = |yaml: &str| traced("combat3000.game_turn", yaml, &mut runtime::Seeded::new(3));
+    let aimed_last_turn = run(&two_figures("B Rifleman", "B Rifleman"));
+    assert!(aimed_last_turn.contains("\"A Sergeant\" aims at \"B Rifleman\""), "{aimed_last_turn}");
+    assert!(aimed_last_turn.contains("fired at the same target last turn"), "{aimed_last_turn}");
+    let not_last_turn = run(&two_figures("B Rifleman", ""));
+    assert!(not_last_turn.contains("\"A Sergeant\" aims at \"B Rifleman\""), "{not_last_turn}");
+    assert!(!not_last_turn.contains("fired at the same target last turn"), "{not_last_turn}");
+    assert!(!not_last_turn.contains("fired at same target last move"), "{not_last_turn}");
+}
+
+/// p.2 Weapons f): "The reloading time given will be that for one barrel only": a 'Bar' weapon
+/// reloads each empty barrel (reload 2 turns, dexterity 1: 1 turn a barrel, 3 barrels empty: 3).
+#[test]
+fn a_bar_weapon_reloads_each_empty_barrel() {
+    let yaml = two_figures("", "")
+        .replacen("loading: pos, supply: 20", "loading: bar, supply: 4", 1)
+        .replace("shots_left: 20", "shots_left: 0"); // both reload: nobody fires
+    let (r, inputs) = common::bind("combat3000.reload", &[], "reload_time: 2\ndexterity: 1\nweapon_class: s\nbarrels: 3");
+    let out = r.run_quiet(&mut runtime::Seeded::new(1), &mut runtime::NoTrace, &inputs).unwrap();
+    assert_eq!(field(&out, "turns"), "3");
+    let text = traced("combat3000.game_turn", &yaml, &mut runtime::Seeded::new(3));
+    // The sergeant's weapon is empty: he reloads its 4 barrels, at 1 turn each.
+    assert!(text.contains("\"A Sergeant\" reloads"), "{text}");
+    assert!(text.contains("set turns = 4"), "{text}");
+}
+
 // ------------------------------------------------------------------ traced snapshots
 
 /// Runs a resolver traced and renders the trace and outcome, as `rulebook roll` shows them.
