@@ -496,6 +496,22 @@ fn a_skirmish_refuses_a_bad_file() {
     assert!(why.iter().any(|m| m.contains("both sides")), "{why:?}");
 }
 
+/// p.10 Target Eligibility: "no friends within 3cm. of any point along the line of sight"; a blast
+/// weapon "may not aim at any point within 6cm. of friendly troops". Within includes the distance
+/// itself, as for speech (15 cm) and base contact (2 cm).
+#[test]
+fn a_friend_at_exactly_3_or_6_cm_is_within() {
+    let eligible = |sets: &[(&str, &str)]| {
+        let mut all = vec![("aware_at_start", "true")];
+        all.extend_from_slice(sets);
+        field(&resolve("combat3000.eligible", &all, "", &[]).unwrap(), "eligible")
+    };
+    assert_eq!(eligible(&[("friend_near_line_cm", "3")]), "false");
+    assert_eq!(eligible(&[("friend_near_line_cm", "4")]), "true");
+    assert_eq!(eligible(&[("blast_weapon", "true"), ("friend_near_aim_cm", "6")]), "false");
+    assert_eq!(eligible(&[("blast_weapon", "true"), ("friend_near_aim_cm", "7")]), "true");
+}
+
 /// Two figures 20 cm apart for one game turn: the sergeant last aimed at `last_target`, and this
 /// turn's start is told whether he aimed at it last turn (`aimed_at`).
 fn two_figures(last_target: &str, aimed_at: &str) -> String {
