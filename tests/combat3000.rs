@@ -543,7 +543,10 @@ fn two_figures(last_target: &str, aimed_at: &str) -> String {
 fn the_same_target_bonus_is_last_turns_target_only() {
     let run = |yaml: &str| traced("combat3000.game_turn", yaml, &mut runtime::Seeded::new(3));
     let aimed_last_turn = run(&two_figures("B Rifleman", "B Rifleman"));
-    assert!(aimed_last_turn.contains("\"A Sergeant\" aims at \"B Rifleman\""), "{aimed_last_turn}");
+    assert!(
+        aimed_last_turn.contains("\"A Sergeant\" aims at \"B Rifleman\""),
+        "{aimed_last_turn}"
+    );
     assert!(aimed_last_turn.contains("fired at the same target last turn"), "{aimed_last_turn}");
     let not_last_turn = run(&two_figures("B Rifleman", ""));
     assert!(not_last_turn.contains("\"A Sergeant\" aims at \"B Rifleman\""), "{not_last_turn}");
@@ -558,7 +561,11 @@ fn a_bar_weapon_reloads_each_empty_barrel() {
     let yaml = two_figures("", "")
         .replacen("loading: pos, supply: 20", "loading: bar, supply: 4", 1)
         .replace("shots_left: 20", "shots_left: 0"); // both reload: nobody fires
-    let (r, inputs) = common::bind("combat3000.reload", &[], "reload_time: 2\ndexterity: 1\nweapon_class: s\nbarrels: 3");
+    let (r, inputs) = common::bind(
+        "combat3000.reload",
+        &[],
+        "reload_time: 2\ndexterity: 1\nweapon_class: s\nbarrels: 3",
+    );
     let out = r.run_quiet(&mut runtime::Seeded::new(1), &mut runtime::NoTrace, &inputs).unwrap();
     assert_eq!(field(&out, "turns"), "3");
     let text = traced("combat3000.game_turn", &yaml, &mut runtime::Seeded::new(3));

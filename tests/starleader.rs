@@ -373,7 +373,10 @@ fn the_healer_restores_one_prowess_a_turn_up_to_three() {
         ("6".into(), "3".into())
     );
     // The healed point shows in his Prowess now: 12 - 5, and 12 - 6 once the Healer is spent.
-    assert_eq!((field(&first, "prowess_now"), field(&first, "condition")), ("7".into(), "able".into()));
+    assert_eq!(
+        (field(&first, "prowess_now"), field(&first, "condition")),
+        ("7".into(), "able".into())
+    );
     assert_eq!(field(&spent, "prowess_now"), "6");
 }
 
