@@ -561,13 +561,8 @@ fn a_bar_weapon_reloads_each_empty_barrel() {
     let yaml = two_figures("", "")
         .replacen("loading: pos, supply: 20", "loading: bar, supply: 4", 1)
         .replace("shots_left: 20", "shots_left: 0"); // both reload: nobody fires
-    let (r, inputs) = common::bind(
-        "combat3000.reload",
-        &[],
-        "reload_time: 2\ndexterity: 1\nweapon_class: s\nbarrels: 3",
-    );
-    let out = r.run_quiet(&mut runtime::Seeded::new(1), &mut runtime::NoTrace, &inputs).unwrap();
-    assert_eq!(field(&out, "turns"), "3");
+    let sets = [("reload_time", "2"), ("dexterity", "1"), ("weapon_class", "s"), ("barrels", "3")];
+    assert_eq!(field(&resolve("combat3000.reload", &sets, "", &[]).unwrap(), "turns"), "3");
     let text = traced("combat3000.game_turn", &yaml, &mut runtime::Seeded::new(3));
     // The sergeant's weapon is empty: he reloads its 4 barrels, at 1 turn each.
     assert!(text.contains("\"A Sergeant\" reloads"), "{text}");
