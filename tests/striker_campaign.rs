@@ -335,8 +335,7 @@ suspension_mp: 3
     assert_eq!(field(&v, "vehicles"), "62"); // 32 + 6 + 24
     assert_eq!(field(&v, "weapons"), "60"); // 50 + 8 + 2
     assert_eq!(field(&v, "electronics"), "45"); // 25 + 10 + 10
-                                                // 60.B: suspensions are a category of their own, in the total.
-    assert_eq!(field(&v, "suspension"), "3");
+    assert_eq!(field(&v, "suspension"), "3"); // 60.B: a category of its own, in the total
     assert_eq!(field(&v, "total"), "170");
 }
 
