@@ -105,6 +105,8 @@ pub const CODES: &[(&str, &str)] = &[
     ("E0402", "division by zero"),
     ("E0403", "invalid dice"),
     ("E0501", "resolvers call each other in a cycle"),
+    ("E0502", "a record type contains itself"),
+    ("E0503", "types or calls nested too deeply"),
     ("W0001", "unused table"),
     ("W0002", "row can never be used"),
     ("W0003", "modifier can never apply"),

@@ -57,25 +57,33 @@ fn long_flat_expressions_are_a_diagnostic_not_a_stack_overflow() {
 
 #[test]
 fn a_long_chain_of_calls_is_no_recursion() {
-    // Each resolver calls the next: the cycle search and the options walk follow 5,000 calls.
-    let n = 5000;
-    let mut text = String::from("system t \"T\"\noption o \"O\" [1]\n");
-    for i in 0..n {
-        let body = if i + 1 < n {
-            format!("call c = r{}()\n  set x = c.x", i + 1)
-        } else {
-            "set x = if option o then 1 else 0".to_string()
-        };
-        text.push_str(&format!("resolver r{i} \"R\" [1] {{\n  out x: int\n  {body}\n}}\n"));
-    }
-    let (errors, has_option) = on_small_stack(move || {
-        let c = compile(&text);
-        let p = c
-            .program
-            .as_ref()
-            .map(|p| p.systems[0].resolvers[0].inputs.iter().any(|i| i.name == "o"));
-        (c.render(), p)
-    });
+    // Each resolver calls the next: the cycle search, the options walk and the depth of the
+    // calls follow 5,000 calls without recursion. Past 32 the chain is refused (E0503), once.
+    let chain = |n: usize| {
+        let mut text = String::from("system t \"T\"\noption o \"O\" [1]\n");
+        for i in 0..n {
+            let body = if i + 1 < n {
+                format!("call c = r{}()\n  set x = c.x", i + 1)
+            } else {
+                "set x = if option o then 1 else 0".to_string()
+            };
+            text.push_str(&format!("resolver r{i} \"R\" [1] {{\n  out x: int\n  {body}\n}}\n"));
+        }
+        on_small_stack(move || {
+            let c = compile(&text);
+            let p = c
+                .program
+                .as_ref()
+                .map(|p| p.systems[0].resolvers[0].inputs.iter().any(|i| i.name == "o"));
+            (codes(&c), c.render(), p)
+        })
+    };
+    let (codes_long, errors, has_option) = chain(5000);
+    assert_eq!(codes_long, ["E0503"], "{errors}");
+    assert_eq!(has_option, None);
+    // At the limit the option reaches the top of the chain.
+    let (codes_32, errors, has_option) = chain(32);
+    assert!(codes_32.is_empty(), "{errors}");
     assert_eq!(has_option, Some(true), "{errors}");
 }
 

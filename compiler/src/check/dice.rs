@@ -272,6 +272,16 @@ impl Checker<'_> {
                         self.err("E0403", d.span, format!("cannot keep {keep} of {c} dice"), "bad keep/drop", None);
                         return None;
                     }
+                    if keep > i64::from(u8::MAX) {
+                        self.err(
+                            "E0403",
+                            d.span,
+                            format!("keeping {keep} of {c} dice: at most {} dice can be kept", u8::MAX),
+                            "too many kept",
+                            Some(format!("keep or drop so that at most {} dice are kept", u8::MAX)),
+                        );
+                        return None;
+                    }
                     // "drop highest 1" keeps the lowest.
                     let keep_high = if drop { !highest } else { *highest };
                     read = if keep_high {
@@ -299,6 +309,16 @@ impl Checker<'_> {
                 }
                 ast::DiceMod::ZeroBased => zero = true,
                 ast::DiceMod::Each { value, floor } => {
+                    if !(-100..=100).contains(floor) {
+                        self.err(
+                            "E0403",
+                            d.span,
+                            format!("a per-die floor of {floor} is outside -100..100"),
+                            "bad floor",
+                            Some("the floor is the least a die counts after its modifier: `3d6 each -2 floor 1`".into()),
+                        );
+                        return None;
+                    }
                     let v = self.expr(ctx, value, Some(&Ty::Int));
                     let v = self.coerce(v, &Ty::Int);
                     if !v.iv.known || v.iv.lo < -100 || v.iv.hi > 100 {
@@ -485,6 +505,19 @@ mod tests {
         check_codes(&roll("2d6 keep highest 3"), &["E0403"]);
         check_codes(&roll("3d6 flux"), &["E0403"]);
         check_codes(&roll("2d1"), &["E0403"]);
+    }
+
+    /// Issue 44: these passed `check`, then failed at run time with "internal error: interpreter:
+    /// keep/floor count out of range" (the runtime keeps at most 255 dice, a floor in an i8).
+    #[test]
+    fn limits_of_the_runtime_are_checked() {
+        check_codes(&roll("300d6 keep highest 255"), &[]);
+        check_codes(&roll("300d6 keep highest 256"), &["E0403"]);
+        check_codes(&roll("300d6 drop lowest 1"), &["E0403"]);
+        check_codes(&roll("300d6 drop lowest 45"), &[]);
+        check_codes(&roll("3d6 each -2 floor 100"), &[]);
+        check_codes(&roll("3d6 each -2 floor 128"), &["E0403"]);
+        check_codes(&roll("3d6 each -2 floor -101"), &["E0403"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod bands;
 mod bounds;
 mod calls;
 mod ctx;
+mod depth;
 mod dice;
 mod expr;
 mod names;
@@ -83,6 +84,7 @@ impl<'a> Checker<'a> {
             .collect();
         self.declare_keys(&tables_ast);
         self.record_fields(&items);
+        self.record_depths(&items);
         self.constants(&items);
         self.lower_tables(&tables_ast);
         let res_ast: Vec<&'a ast::ResolverDecl> = items

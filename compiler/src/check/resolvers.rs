@@ -143,8 +143,12 @@ impl<'a> Checker<'a> {
         // Cycles: resolvers calling each other would never finish.
         let mut state = vec![0u8; n];
         let mut done = Vec::with_capacity(n);
+        let before = self.diags.len();
         for start in 0..n {
             self.find_cycle(start, &calls, &mut state, &mut Vec::new(), &mut done);
+        }
+        if self.diags.len() == before {
+            self.call_depths(&calls, &done);
         }
         // Callees before their callers (the order the walk finished them): without cycles one
         // pass propagates every option, however long the chains of calls.
