@@ -238,6 +238,12 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "set pick = Charlie\n  set last = Baker\n",
         "set pick = Fox\n  set last = Baker\n",
         "square root of negative number -3",
+        // Runaways (`ok/runaway.rules`, issue 44): three nested loops stopped by the step limit,
+        // at the same step and loop in both backends; a list that doubles stopped at its limit;
+        // a trace past its limit cut, saying so, the outcome whole.
+        "Err(StepLimit { limit: 10000000, at: \"the loop at corpus/ok/ok_runaway.rules:10:7 in ok_runaway.nested\" })",
+        "Err(ListTooLong { limit: 100000 })",
+        "note: the trace is cut here: it keeps at most 100000 events; the resolution went on, and its outcome is whole\nquiet Ok(Record([(\"total\", Int(140000))]))",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -325,7 +331,7 @@ fn newer_const() -> String {
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 17;
+const NEWER_COUNT: usize = 20;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -353,4 +359,7 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_views.chained", &[("side", "0")], &[]),
     ("ok_views.chained", &[("side", "1")], &[]),
     ("ok_views.chained", &[("side", "1"), ("cap", "20")], &[]),
+    ("ok_runaway.nested", &[], &[]),
+    ("ok_runaway.doubling", &[], &[]),
+    ("ok_runaway.chatty", &[], &[]),
 ];

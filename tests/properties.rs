@@ -86,6 +86,7 @@ struct FaceTree {
     depth: usize,
     faces: Vec<u16>,
     gave_up: bool,
+    steps: rulebook::runtime::Steps,
 }
 
 impl Dice for FaceTree {
@@ -113,6 +114,10 @@ impl Dice for FaceTree {
     fn last_faces(&self) -> &[u16] {
         &self.faces
     }
+
+    fn steps(&mut self) -> &mut rulebook::runtime::Steps {
+        &mut self.steps
+    }
 }
 
 fn brute(r: &rt::ResolverInfo, inputs: &rt::Inputs, limit: usize) -> Option<Result<BTreeMap<Value, BigRational>, Error>> {
@@ -121,6 +126,7 @@ fn brute(r: &rt::ResolverInfo, inputs: &rt::Inputs, limit: usize) -> Option<Resu
         depth: 0,
         faces: Vec::new(),
         gave_up: false,
+        steps: Default::default(),
     };
     let mut out: BTreeMap<Value, BigRational> = BTreeMap::new();
     for _ in 0..limit {
@@ -258,6 +264,10 @@ impl Dice for Recording {
     }
     fn last_faces(&self) -> &[u16] {
         self.seeded.last_faces()
+    }
+
+    fn steps(&mut self) -> &mut rulebook::runtime::Steps {
+        self.seeded.steps()
     }
 }
 

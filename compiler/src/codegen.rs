@@ -144,6 +144,8 @@ struct Gen<'a> {
     eager_views: std::cell::Cell<bool>,
     /// The typed exact odds of each resolver, for the system's `odds` module.
     odds_fns: std::cell::RefCell<Vec<String>>,
+    /// The resolver being written: the step limit's sites name it (`rt::Site`).
+    current: std::cell::Cell<usize>,
 }
 
 impl<'a> Gen<'a> {
@@ -174,6 +176,7 @@ impl<'a> Gen<'a> {
             owns_args: Default::default(),
             requires: Default::default(),
             odds_fns: Default::default(),
+            current: Default::default(),
         }
     }
 
@@ -856,6 +859,7 @@ impl<'a> Gen<'a> {
 
     // ------------------------------------------------------------ resolvers
     fn resolver_def(&self, rid: usize, r: &'a ResolverDef) -> Result<String, String> {
+        self.current.set(rid);
         // Local names are unique within a resolver, not across resolvers.
         self.ref_locals.borrow_mut().clear();
         self.view_locals.borrow_mut().clear();
@@ -942,8 +946,8 @@ impl<'a> Gen<'a> {
             serialize_via_value(&format!("{cname}Outcome")),
             self.flatten_impl(&format!("{cname}Outcome"), &fields_of(r.outputs.iter().map(|p| (&p.name, &p.ty))))
         );
-        // The resolver.
-        let mut body = String::new();
+        // The resolver: a call is a step (`rt::Steps`).
+        let mut body = self.step_at("Call", &r.at, "dice");
         let _ = writeln!(body, "if T::ENABLED {{ trace.event(rt::Event::Enter {{ resolver: {}.to_string(), title: {}.to_string(), cite: {}.to_string() }}); }}", lit(&r.name), lit(&r.title), lit(&r.cite));
         let mut checks = String::new();
         for p in &r.inputs {
@@ -1053,6 +1057,8 @@ impl<'a> Gen<'a> {
         }
         f.arg("inp", format!("&{cname}Inputs"))
             .ret(format!("Result<{cname}Outcome, rt::Error>"))
+            // A resolution starts here: no steps taken yet (`rt::Steps`).
+            .line("rt::Dice::steps(dice).begin();")
             .line(format!(
                 "{body_fn}(dice, trace, {}&{}RtArgs{cname} {{ {} }})",
                 if uses_policy { "policy, " } else { "" },
@@ -1139,7 +1145,8 @@ impl<'a> Gen<'a> {
         self.fwd_loops.borrow_mut().clear();
         self.fwd_labels.set(0);
         self.fwd.set(true);
-        let mut body = String::from(checks);
+        let mut body = self.step_at("Call", &r.at, "rt_e");
+        body.push_str(checks);
         self.fwd_block(&r.body, &[], &mut body);
         body.push_str("Ok(())");
         self.fwd.set(false);
@@ -1697,12 +1704,12 @@ impl<'a> Gen<'a> {
             }
             Stmt::Return => o.push_str("break 'body;\n"),
             Stmt::Break => o.push_str("break;\n"),
-            Stmt::Repeat { times, body } => {
+            Stmt::Repeat { times, body, at } => {
                 let _ = writeln!(o, "for _ in 0..{times}i64 {{");
-                self.loop_body(body, o);
+                self.loop_body(body, at, o);
                 o.push_str("}\n");
             }
-            Stmt::For { var, list, body } => {
+            Stmt::For { var, list, body, at } => {
                 // The list is read once, when the loop starts: the body may change the variable it
                 // came from. A list the body cannot change (an input, a local it never assigns) is
                 // iterated in place; a list computed for the loop is consumed; any other is copied.
@@ -1720,7 +1727,7 @@ impl<'a> Gen<'a> {
                         // body changes, so it holds of the same items as a list made first would.
                         self.ref_locals.borrow_mut().insert(var.clone());
                         let _ = writeln!(o, "for {item} in {items} {{ if !({cond}) {{ continue; }} let {var} = {item};");
-                        self.loop_body(body, o);
+                        self.loop_body(body, at, o);
                         o.push_str("}\n");
                         return;
                     }
@@ -1736,7 +1743,7 @@ impl<'a> Gen<'a> {
                 if let Some(items) = view {
                     self.ref_locals.borrow_mut().insert(var.clone());
                     let _ = writeln!(o, "for {var} in {items} {{");
-                    self.loop_body(body, o);
+                    self.loop_body(body, at, o);
                     o.push_str("}\n");
                     return;
                 }
@@ -1763,7 +1770,7 @@ impl<'a> Gen<'a> {
                             o,
                             "{{ let mut {var}_few = rt::Few::None;\nfor {fvar} in {items} {{ if {c} {{ {var}_few.push({copy}); }} }}\nfor {var} in {var}_few.as_slice() {{"
                         );
-                        self.loop_body(body, o);
+                        self.loop_body(body, at, o);
                         o.push_str("} }\n");
                         return;
                     }
@@ -1779,7 +1786,7 @@ impl<'a> Gen<'a> {
                 } else {
                     let _ = writeln!(o, "for {var} in ({l}).to_vec() {{");
                 }
-                self.loop_body(body, o);
+                self.loop_body(body, at, o);
                 o.push_str("}\n");
             }
         }
@@ -2269,7 +2276,10 @@ impl<'a> Gen<'a> {
                     );
                     for (path, u, extend, list) in &sets {
                         if *extend {
-                            let _ = writeln!(o, "if let Some(more) = {u} {{ {x}_mut.{path}.extend(more); }}");
+                            let _ = writeln!(
+                                o,
+                                "if let Some(more) = {u} {{ {x}_mut.{path}.extend(more); rt::list_room({x}_mut.{path}.len())?; }}"
+                            );
                         } else if *list {
                             let _ = writeln!(o, "{x}_mut.{path} = rt::List::from({u});");
                         } else {
@@ -2314,12 +2324,14 @@ impl<'a> Gen<'a> {
             for i in 0..items.len() {
                 let _ = write!(code, "{}.push(a{i}); ", self.changed(var));
             }
+            // A list grows no longer than `rt::MAX_LIST_LEN`.
+            let _ = write!(code, "rt::list_room({var}.len())?; ");
             code.push_str("}\n");
             return Some(code);
         }
         let y = self.expr(b);
         let more = if is_fresh(b) { y } else { format!("({y}).iter().cloned()") };
-        Some(format!("{}.extend({more});\n", self.changed(var)))
+        Some(format!("{}.extend({more});\nrt::list_room({var}.len())?;\n", self.changed(var)))
     }
 
     /// The fields a `with` on the item `x` (at `path`) sets, flattening a nested `f: x.f with (...)`
@@ -2489,7 +2501,9 @@ impl<'a> Gen<'a> {
     }
 
     /// A loop's body: after any statement of it, the whole body may run again.
-    fn loop_body(&self, body: &'a [Stmt], o: &mut String) {
+    fn loop_body(&self, body: &'a [Stmt], at: &str, o: &mut String) {
+        // Each turn is a step (`rt::Steps`), at the loop (`at`) whose body this is.
+        o.push_str(&self.step_at("Loop", at, if self.fwd.get() { "rt_e" } else { "dice" }));
         let mut fresh = Vec::new();
         for s in body {
             s.declares(&mut fresh);
@@ -2503,6 +2517,18 @@ impl<'a> Gen<'a> {
         });
         self.block(body, o);
         self.later.borrow_mut().pop();
+    }
+
+    /// A step of the resolution (`rt::Steps::take`) at `at`, a loop or a call of the resolver being
+    /// written, on the steps of `dice` (the body's dice, or a forward pass's enumerator).
+    fn step_at(&self, kind: &str, at: &str, dice: &str) -> String {
+        let r = &self.sys.resolvers[self.current.get()];
+        format!(
+            "rt::Dice::steps({dice}).take(&rt::Site {{ kind: rt::SiteKind::{kind}, at: {}, system: {}, resolver: {} }})?;\n",
+            lit(at),
+            lit(&self.sys.name),
+            lit(&r.name)
+        )
     }
 
     /// Nothing that may still run reads `v` (or, with a field, `v.field`).
@@ -3541,7 +3567,7 @@ impl<'a> Gen<'a> {
                 // Lists built for the sum are taken as they are; lists in places are copied.
                 let first = if is_fresh(a) { x } else { format!("({x}).to_vec()") };
                 let more = if is_fresh(b) { y } else { format!("({y}).iter().cloned()") };
-                format!("{{ let mut v = {first}; v.extend({more}); v }}")
+                format!("{{ let mut v = {first}; v.extend({more}); rt::list_room(v.len())?; v }}")
             }
             _ if e.ty == Ty::Dec => {
                 let m = match op {
@@ -3563,7 +3589,7 @@ impl<'a> Gen<'a> {
                 if plain && op != BinOp::Rem {
                     format!("({x} {sym} {y})")
                 } else if op == BinOp::Rem {
-                    format!("({x}).checked_rem_euclid({y}).ok_or_else(|| rt::Error::DivisionByZero)?")
+                    format!("rt::rem({x}, {y})?")
                 } else {
                     format!("({x}).{m}({y}).ok_or_else(|| rt::Error::Overflow)?")
                 }

@@ -196,6 +196,20 @@ fn not_utf8(file: usize, bytes: &[u8], e: &std::str::Utf8Error) -> Diagnostic {
     .help("save the file as UTF-8 (the byte is shown as �; a Latin-1 `é` is one such byte)")
 }
 
+/// A file longer than the limit `read_capped` was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Oversized;
+
+/// Reads the file at `path`, but never more than `limit` bytes and one: a longer file (or an
+/// endless one, such as `/dev/zero` or a pipe, which no size on disk describes) is `Oversized`,
+/// found by reading, not by its metadata.
+pub fn read_capped(path: &Path, limit: u64) -> std::io::Result<Result<Vec<u8>, Oversized>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok(if bytes.len() as u64 > limit { Err(Oversized) } else { Ok(bytes) })
+}
+
 fn load(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>, Vec<Diagnostic>) {
     let mut bad_text = Vec::new();
     let mut sources = Vec::new();
@@ -231,19 +245,12 @@ fn load(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>, Vec<Diagnos
         for f in files {
             read.push(f.clone());
             let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-            match std::fs::metadata(&f) {
-                Ok(m) if m.len() as usize > parse::MAX_FILE_BYTES => {
-                    problems.push(format!(
-                        "{shown_root}/{system}/{name}: {} bytes, more than the limit of {}",
-                        m.len(),
-                        parse::MAX_FILE_BYTES
-                    ));
-                    continue;
-                }
-                _ => {}
-            }
-            match std::fs::read(&f) {
-                Ok(bytes) => {
+            match read_capped(&f, parse::MAX_FILE_BYTES as u64) {
+                Ok(Err(Oversized)) => problems.push(format!(
+                    "{shown_root}/{system}/{name}: more than the limit of {} bytes",
+                    parse::MAX_FILE_BYTES
+                )),
+                Ok(Ok(bytes)) => {
                     let path = format!("{shown_root}/{system}/{name}");
                     let text = match String::from_utf8(bytes) {
                         Ok(text) => text,

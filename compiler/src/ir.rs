@@ -236,6 +236,8 @@ pub struct ResolverDef {
     pub body: Vec<Stmt>,
     pub source: String,
     pub line: usize,
+    /// `path:line:col` of the declaration, which the step limit names (`rt::Site`).
+    pub at: String,
 }
 
 #[derive(Clone, Debug)]
@@ -511,14 +513,17 @@ pub enum Stmt {
     },
     Return,
     Break,
+    /// `at`: `path:line:col` of the loop, which the step limit names (`rt::Site`).
     Repeat {
         times: i64,
         body: Vec<Stmt>,
+        at: String,
     },
     For {
         var: String,
         list: Expr,
         body: Vec<Stmt>,
+        at: String,
     },
 }
 

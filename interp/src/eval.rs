@@ -343,6 +343,13 @@ impl Sys {
     /// Runs resolver `rid` on inputs already read (declaration order) and returns its outcome.
     pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[V]) -> Result<V, Error> {
         let r = &self.ir.resolvers[rid];
+        // A call is a step (`rt::Steps`), taken before anything else as generated code takes it.
+        dice.steps().take(&rt::Site {
+            kind: rt::SiteKind::Call,
+            at: &r.at,
+            system: &self.ir.name,
+            resolver: &r.name,
+        })?;
         if T::ENABLED {
             trace.event(Event::Enter {
                 resolver: r.name.clone(),
@@ -396,6 +403,16 @@ impl Sys {
             trace.event(Event::Exit { resolver: r.name.clone() });
         }
         Ok(V::record(r.outputs.iter().map(|p| p.name.as_str()).zip(f.out).collect()))
+    }
+
+    /// A turn of the loop at `at` is a step (`rt::Steps`).
+    fn step_loop<D: rt::Dice + ?Sized>(&self, f: &Frame, at: &str, dice: &mut D) -> Result<(), Error> {
+        dice.steps().take(&rt::Site {
+            kind: rt::SiteKind::Loop,
+            at,
+            system: &self.ir.name,
+            resolver: &f.r.name,
+        })
     }
 
     /// A block in its own scope: locals it declares end with it.
@@ -589,8 +606,9 @@ impl Sys {
             }
             Stmt::Return => return Ok(Flow::Return),
             Stmt::Break => return Ok(Flow::Break),
-            Stmt::Repeat { times, body } => {
+            Stmt::Repeat { times, body, at } => {
                 for _ in 0..*times {
+                    self.step_loop(f, at, dice)?;
                     match self.block(body, f, dice, trace)? {
                         Flow::Next => {}
                         Flow::Break => break,
@@ -598,9 +616,10 @@ impl Sys {
                     }
                 }
             }
-            Stmt::For { var, list: l, body } => {
+            Stmt::For { var, list: l, body, at } => {
                 let items = list(self.expr(l, f, trace)?)?;
                 for item in items {
+                    self.step_loop(f, at, dice)?;
                     let mark = f.locals.len();
                     f.locals.push((var.as_str(), item));
                     let flow = self.block(body, f, dice, trace);
@@ -1323,6 +1342,7 @@ fn dec_of(v: &V) -> Result<Dec, Error> {
 fn arith(op: BinOp, x: V, y: V) -> Result<V, Error> {
     match (x, y) {
         (V::List(mut xs), V::List(ys)) if op == BinOp::Add => {
+            rt::list_room(xs.len().saturating_add(ys.len()))?;
             Arc::make_mut(&mut xs).extend(ys.iter().cloned());
             Ok(V::List(xs))
         }
@@ -1336,7 +1356,7 @@ fn arith(op: BinOp, x: V, y: V) -> Result<V, Error> {
             BinOp::Add => a.checked_add(b).ok_or(Error::Overflow)?,
             BinOp::Sub => a.checked_sub(b).ok_or(Error::Overflow)?,
             BinOp::Mul => a.checked_mul(b).ok_or(Error::Overflow)?,
-            _ => a.checked_rem_euclid(b).ok_or(Error::DivisionByZero)?,
+            _ => rt::rem(a, b)?,
         })),
         (x, y) => Err(Error::internal(format!("interpreter: arithmetic on {x} and {y}"))),
     }

@@ -44,3 +44,37 @@ fn the_deepest_expressions_run() {
         assert!(out.ends_with(" true") && out.starts_with("Ok("), "{expr}: {out}");
     }
 }
+
+/// Issue 44: the longest chain of calls `check` accepts (32 resolvers, each calling the next),
+/// each call inside 40 nested blocks, runs traced and under exact odds on a 2 MiB stack. (A chain
+/// of 1,000 overflowed the stack; `check` refuses chains past 32 now, E0503.)
+#[test]
+fn the_longest_chain_of_calls_runs_in_nested_blocks() {
+    let (open, close) = ("if a >= 0 {\n".repeat(40), "}\n".repeat(40));
+    let mut text =
+        String::from("system t \"T\"\nresolver c0 \"C\" [1] {\n  in a: int 0..1\n  out x: int = 0\n  roll d = 1d2\n  set x = d\n}\n");
+    for i in 1..32 {
+        text.push_str(&format!(
+            "resolver c{i} \"C\" [1] {{\n  in a: int 0..1\n  out x: int = 0\n{open}call y = c{}(a: a)\nset x = y.x + 1\n{close}}}\n",
+            i - 1
+        ));
+    }
+    let h = std::thread::Builder::new().stack_size(2 << 20).spawn(move || {
+        let rules = Rules::from_sources(vec![SourceFile {
+            path: "t/t.rules".into(),
+            text,
+            system: "t".into(),
+        }])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let (_, r) = rt::find_resolver(rules.systems(), "t.c31").unwrap_or_else(|e| panic!("{e}"));
+        let inputs: rt::Inputs = [("a".to_string(), rt::Value::Int(1))].into();
+        let traced = r.run_traced(&mut rt::Seeded::new(7), &mut rt::Recorder::new(), &inputs);
+        let odds = r.odds(&inputs).map(|d| d.outcomes.len());
+        format!("{traced:?} {odds:?}")
+    });
+    let out = h
+        .unwrap_or_else(|e| panic!("cannot spawn: {e}"))
+        .join()
+        .unwrap_or_else(|_| panic!("the thread panicked"));
+    assert!(out.starts_with("Ok(Record([(\"x\", Int(3") && out.ends_with(" Ok(2)"), "{out}");
+}

@@ -166,11 +166,157 @@ fn parse_key(tables: &[&TableInfo], t: &str) -> Result<Value, Error> {
     })
 }
 
+/// The deepest nesting of brackets that input YAML may have: far above any input type's (a list
+/// of records of lists is 3), below the YAML parser's own recursion limit (128).
+pub const MAX_YAML_DEPTH: usize = 100;
+
+/// Why input YAML was refused: the parser's message, and where it stopped when it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlProblem {
+    pub message: String,
+    /// 1-based line and column.
+    pub at: Option<(usize, usize)>,
+}
+
+impl std::fmt::Display for YamlProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            Some((line, column)) => write!(f, "{} at line {line} column {column}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Parses input YAML. A byte-order mark at the start is skipped (editors on Windows write one),
+/// and brackets nested deeper than `MAX_YAML_DEPTH` are refused by one pass over the text before
+/// the parser runs: the parser reads the whole text before it stops at its own depth limit, and
+/// its time grows with the square of the nesting (200 KB of `[` took a minute).
+pub fn parse_yaml(text: &str) -> Result<serde_yaml::Value, YamlProblem> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some((line, column)) = too_deep(text, MAX_YAML_DEPTH) {
+        return Err(YamlProblem {
+            message: format!("brackets nested more than {MAX_YAML_DEPTH} deep"),
+            at: Some((line, column)),
+        });
+    }
+    serde_yaml::from_str(text).map_err(|e| {
+        let at = e.location().map(|l| (l.line(), l.column()));
+        let mut message = e.to_string();
+        if let Some((line, column)) = at {
+            // serde_yaml puts the place in its message; `YamlProblem` keeps it apart.
+            message = message.replacen(&format!(" at line {line} column {column}"), "", 1);
+        }
+        YamlProblem {
+            message: plain_yaml_message(&message),
+            at,
+        }
+    })
+}
+
+/// serde_yaml's message in the words of the rest of the program: items counted from 1
+/// (`gadgets[1]` is `gadgets item 2`), and a number too large for any input said so, not as the
+/// Rust type it overflowed (`integer ... as u128, expected any YAML value`).
+fn plain_yaml_message(message: &str) -> String {
+    let (path, rest) = match message.split_once(": ") {
+        Some((p, r)) if !p.contains(' ') || p.contains('[') => (p, r),
+        _ => ("", message),
+    };
+    let mut shown = String::new();
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '[' {
+            shown.push(c);
+            continue;
+        }
+        let digits: String = std::iter::from_fn(|| chars.next_if(char::is_ascii_digit)).collect();
+        match (digits.parse::<u64>(), chars.next_if_eq(&']')) {
+            (Ok(i), Some(_)) => shown.push_str(&format!(" item {}", i + 1)),
+            _ => {
+                shown.push('[');
+                shown.push_str(&digits);
+            }
+        }
+    }
+    let rest = match rest.strip_prefix("invalid type: integer `").and_then(|r| r.split_once('`')) {
+        Some((n, tail)) if tail.starts_with(" as u128") || tail.starts_with(" as i128") => {
+            format!("the number {n} is too large: whole numbers go from {} to {}", i64::MIN, i64::MAX)
+        }
+        _ => rest.to_string(),
+    };
+    if shown.is_empty() {
+        rest
+    } else {
+        format!("{shown}: {rest}")
+    }
+}
+
+#[cfg(test)]
+mod yaml_tests {
+    use super::*;
+
+    /// Issue 44: a huge integer leaked serde's "as u128", with items numbered from 0; a leading
+    /// byte-order mark was "more than one document"; 200 KB of `[` took a minute.
+    #[test]
+    fn input_yaml_problems_in_plain_words() {
+        let e = parse_yaml("gadgets: [Syter, 99999999999999999999999]\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "gadgets item 2: the number 99999999999999999999999 is too large: whole numbers go from -9223372036854775808 to 9223372036854775807"
+        );
+        assert_eq!(e.at, Some((1, 18)));
+        assert!(parse_yaml("\u{feff}a: 1\n").is_ok());
+        let deep = format!("a: {}", "[".repeat(200_000));
+        let e = parse_yaml(&deep).unwrap_err();
+        assert_eq!((e.message.as_str(), e.at), ("brackets nested more than 100 deep", Some((1, 104))));
+        // Brackets in quotes and comments do not count; a plain scalar's do.
+        let quoted = format!("a: '{}'\nb: \"{}\\\"\" # {}\n", "[".repeat(300), "{".repeat(300), "[".repeat(300));
+        assert!(parse_yaml(&quoted).is_ok(), "{:?}", parse_yaml(&quoted));
+    }
+}
+
+/// Where YAML text first opens a flow bracket (`[` or `{`) past `max` open ones, as a 1-based
+/// line and column; quoted text and comments are skipped. Brackets inside a plain scalar of a
+/// block (`a[b`) are counted too: only a text with over `max` of them unclosed is refused.
+fn too_deep(text: &str, max: usize) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut column) = (0usize, 1usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    let mut prev = '\n';
+    for c in text.chars() {
+        column += 1;
+        if c == '\n' {
+            // A comment ends with its line; quoted text may go on to the next.
+            (line, column, comment) = (line + 1, 0, false);
+        } else if comment {
+            // Nothing in a comment counts.
+        } else if let Some(q) = quote {
+            if c == q && !(q == '"' && prev == '\\') {
+                quote = None;
+            }
+        } else {
+            match c {
+                '#' if prev.is_whitespace() => comment = true,
+                '\'' | '"' => quote = Some(c),
+                '[' | '{' => {
+                    depth += 1;
+                    if depth > max {
+                        return Some((line, column));
+                    }
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        prev = if prev == '\\' && c == '\\' { ' ' } else { c };
+    }
+    None
+}
+
 /// Binds inputs written as YAML text, a mapping of input names to values (what
 /// `rulebook roll --input FILE.yaml` reads), as `bind_inputs` binds them; text that is not YAML is
 /// `Error::BadValue` carrying the parser's message.
 pub fn bind_yaml(r: &ResolverInfo, yaml: &str) -> Result<Inputs, Error> {
-    let v: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| Error::BadValue {
+    let v: serde_yaml::Value = parse_yaml(yaml).map_err(|e| Error::BadValue {
         input: "input YAML".into(),
         text: e.to_string(),
         expected: "a mapping of input names to values".into(),

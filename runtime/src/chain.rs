@@ -360,8 +360,8 @@ fn walk_rounds<S, O: Hash + Eq + Clone>(
             round,
         };
         for (state, p) in std::mem::take(&mut frontier) {
-            crate::odds::report_chain(round, enumerated);
-            if let Some(seconds) = crate::odds::cancelled() {
+            crate::watch::report_chain(round, enumerated);
+            if let Some(seconds) = crate::watch::cancelled() {
                 return Err(Error::ChainStopped {
                     seconds,
                     round,

@@ -62,6 +62,9 @@ pub const MAX_ENUMERATED_COMBINATIONS: u64 = 2_000_000;
 pub const MAX_CONVOLUTION_WORK: u32 = 65_536;
 /// A rerolling throw gives up after this many throws (`Error::RerollLimit`).
 pub const MAX_REROLLS: u32 = 10_000;
+/// The most dice one throw may have. The checker refuses a fixed or bounded count above it; a
+/// count computed at run time is refused here, by every dice source alike.
+pub const MAX_DICE: u16 = 1000;
 
 impl DiceSpec {
     /// `count` dice of `sides` sides, summed, 1-based, no reroll.
@@ -125,6 +128,9 @@ impl DiceSpec {
         };
         if self.sides == 0 {
             return bad("dice need at least one side");
+        }
+        if self.count > MAX_DICE {
+            return bad(&format!("a throw has at most {MAX_DICE} dice"));
         }
         match self.read {
             Read::Flux | Read::BadFlux if self.count != 2 => bad("flux needs exactly 2 dice"),
@@ -545,6 +551,9 @@ pub trait Dice {
     fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
         None
     }
+    /// The steps of the resolution these dice are thrown for (`steps::Steps`): each source of dice
+    /// keeps the count, so every resolution, whatever its dice, ends.
+    fn steps(&mut self) -> &mut crate::steps::Steps;
 }
 
 /// Reproducible pseudo-random dice.
@@ -556,6 +565,7 @@ pub trait Dice {
 pub struct Seeded {
     rng: ChaCha8Rng,
     faces: Vec<u16>,
+    steps: crate::steps::Steps,
 }
 
 impl Seeded {
@@ -565,6 +575,7 @@ impl Seeded {
         Seeded {
             rng: ChaCha8Rng::from_seed(bytes),
             faces: Vec::new(),
+            steps: crate::steps::Steps::default(),
         }
     }
 
@@ -612,6 +623,10 @@ impl Dice for Seeded {
     fn last_faces(&self) -> &[u16] {
         &self.faces
     }
+
+    fn steps(&mut self) -> &mut crate::steps::Steps {
+        &mut self.steps
+    }
 }
 
 /// Dice whose faces are given in advance (e.g. `--dice 6,6,5,4`), consumed in order, exactly
@@ -621,6 +636,7 @@ pub struct Scripted {
     script: Vec<i64>,
     pos: usize,
     faces: Vec<u16>,
+    steps: crate::steps::Steps,
 }
 
 impl Scripted {
@@ -629,6 +645,7 @@ impl Scripted {
             script: faces,
             pos: 0,
             faces: Vec::new(),
+            steps: crate::steps::Steps::default(),
         }
     }
 
@@ -720,5 +737,9 @@ impl Dice for Scripted {
 
     fn last_faces(&self) -> &[u16] {
         &self.faces
+    }
+
+    fn steps(&mut self) -> &mut crate::steps::Steps {
+        &mut self.steps
     }
 }

@@ -45,6 +45,15 @@ pub enum Error {
     /// The caller stopped a chain of rounds (`odds --until`): where it had got to.
     #[error("exact odds stopped after {seconds} s in round {round} of the procedure, with {states} states worked out; estimate with `rulebook sim`, or ask with fewer rounds (--rounds) or smaller inputs")]
     ChainStopped { seconds: u64, round: u32, states: usize },
+    /// A resolution took more than `steps::MAX_STEPS` turns of loops and calls.
+    #[error("the resolution took more than {limit} steps (turns of loops and calls) and was stopped at {at}; lower the loops' bounds or give them a `break`")]
+    StepLimit { limit: u64, at: String },
+    /// The caller's time budget ran out inside a resolution, between two dice.
+    #[error("exact odds stopped after {seconds} s at {at}, {steps} steps into one resolution; estimate with `rulebook sim`, or lower the loops' bounds")]
+    Stopped { seconds: u64, at: String, steps: u64 },
+    /// A list grew past `list::MAX_LIST_LEN` items.
+    #[error("a list grew past {limit} items; lists that long are no rules' own: look for a list that doubles (`xs + xs`) or grows in every turn of a long loop")]
+    ListTooLong { limit: usize },
     #[error("arithmetic overflow")]
     Overflow,
     #[error("division by zero")]

@@ -12,7 +12,7 @@
 
 use crate::dice::{Dice, DiceSpec};
 use crate::error::Error;
-use crate::odds::{current_watch, leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, HandOn, Leaves, Prob, Weight};
+use crate::odds::{leaf_limit, memo_call_by, plain_calls, Distribution, Enumerator, HandOn, Leaves, Prob, Weight};
 
 /// The weight of a path of a forward pass, how wide the tree is along it (the product of the
 /// branch counts, which the replay checks on its first path against the leaf limit), and where
@@ -89,7 +89,7 @@ pub struct Sink<'f, O> {
     to: To<'f, O>,
     count: u64,
     limit: u64,
-    watch: Option<std::sync::Arc<crate::odds::Watch>>,
+    watch: Option<std::sync::Arc<crate::watch::Watch>>,
     nested: bool,
 }
 
@@ -107,7 +107,7 @@ impl<'f, O: Ord> Sink<'f, O> {
             to,
             count: 0,
             limit,
-            watch: current_watch(),
+            watch: crate::watch::current_watch(),
             nested: e.nested,
         }
     }
@@ -296,7 +296,7 @@ impl Enumerator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::odds::Watch;
+    use crate::watch::Watch;
     use std::sync::atomic::Ordering::Relaxed;
 
     /// A d10, then, unless it shows 1, three more (9,001 leaves), the outcome the last die's
@@ -392,7 +392,7 @@ mod tests {
         };
         let watch = std::sync::Arc::new(Watch::default());
         let mut seen = Vec::new();
-        let forward = crate::odds::with_watch(watch.clone(), || {
+        let forward = crate::watch::with_watch(watch.clone(), || {
             enumerate_forward(
                 |e, s| pass(e, s, &mut seen, &watch),
                 |_| Err(Error::internal("the replay must not run")),

@@ -21,34 +21,37 @@ pub mod odds;
 pub mod registry;
 pub mod sim;
 pub mod sorted;
+pub mod steps;
 pub mod tally;
 pub mod text;
 pub mod trace;
 pub mod value;
+pub mod watch;
 
 /// Serde, for the `Serialize` impls of generated types (`rt::serde::Serialize`).
 pub use serde;
 
 pub use arg::Arg;
-pub use bind::{bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_input, parse_value, yaml_input, yaml_to_value};
+pub use bind::{
+    bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_input, parse_value, parse_yaml, yaml_input, yaml_to_value, YamlProblem,
+    MAX_YAML_DEPTH,
+};
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use few::Few;
 pub use flat::{visit_flat, Flat, Flatten, Label};
 pub use forward::{enumerate_forward, forward_stats, memo_call_fwd, Fw, Sink};
-pub use list::List;
-pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, Dec};
-pub use odds::{
-    enumerate, enumerate_with_limit, enumerator, memo_call, with_leaf_limit, with_plain_calls, with_watch, Distribution, Enumerator, Prob,
-    Watch,
-};
+pub use list::{list_room, List, MAX_LIST_LEN};
+pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, rem, Dec};
+pub use odds::{enumerate, enumerate_with_limit, enumerator, memo_call, with_leaf_limit, with_plain_calls, Distribution, Enumerator, Prob};
 pub use registry::{
     find_resolver, find_system, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, Runner,
     SystemInfo, TableInfo, Ty,
 };
 pub use sim::{exact_shares, run_seed, simulate, simulate_range, simulate_until, Estimate, Tally, Until, MAX_HISTOGRAM_VALUES};
 pub use sorted::{sorted_view, SortedView};
+pub use steps::{Site, SiteKind, Steps, MAX_STEPS};
 pub use tally::{PrepareFn, Prepared};
 pub use text::Text;
 pub use trace::{Event, NoTrace, Recorder, Trace};
@@ -56,6 +59,7 @@ pub use value::{
     get_bool, get_dec, get_enum, get_int, get_key, get_list, get_text, value_as_bool, value_as_dec, value_as_enum, value_as_int,
     value_as_key, value_as_text, EnumType, Inputs, Key, Value,
 };
+pub use watch::{with_watch, Watch};
 
 /// Room for the items an iterator will give, for generated code that collects them: its upper
 /// bound when it has one (a filter's is the length of the list it filters), else its lower bound.

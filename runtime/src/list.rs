@@ -16,6 +16,21 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+/// The most items a list made by the rules may hold: far above any rules' (an army is tens of
+/// units), far below what would exhaust memory. A list that grows past it (`xs + ys`, an item
+/// added) stops the resolution with `Error::ListTooLong`, in both backends.
+pub const MAX_LIST_LEN: usize = 100_000;
+
+/// `Ok` while a list of `len` items is within `MAX_LIST_LEN`; generated code and the interpreter
+/// call it after a list grows.
+#[inline]
+pub fn list_room(len: usize) -> Result<(), crate::Error> {
+    if len > MAX_LIST_LEN {
+        return Err(crate::Error::ListTooLong { limit: MAX_LIST_LEN });
+    }
+    Ok(())
+}
+
 /// A record's list field: copied by sharing its items, read as a slice. See the module docs.
 pub struct List<T>(Option<Arc<[T]>>);
 

@@ -239,6 +239,16 @@ impl Serialize for Dec {
     }
 }
 
+/// `a % b` as the rules language defines it: the Euclidean remainder, never negative (`-7 % 3`
+/// is 2), `Error::DivisionByZero` only when `b` is 0. Every remainder fits: `i64::MIN % -1` is 0.
+#[inline]
+pub fn rem(a: i64, b: i64) -> Result<i64, Error> {
+    if b == 0 {
+        return Err(Error::DivisionByZero);
+    }
+    Ok(a.wrapping_rem_euclid(b))
+}
+
 /// Floor division: rounds towards -infinity.
 pub fn div_floor(a: i64, b: i64) -> Result<i64, Error> {
     let (q, _, _) = div_parts(a, b)?;
@@ -396,6 +406,12 @@ mod tests {
         assert_eq!(div_round_half_up(-8, 3), Ok(-3));
         assert_eq!(div_floor(7, -2), Ok(-4));
         assert_eq!(div_floor(1, 0), Err(Error::DivisionByZero));
+        // Issue 44: `i64::MIN % -1` said "division by zero"; its remainder, 0, fits.
+        assert_eq!(rem(i64::MIN, -1), Ok(0));
+        assert_eq!(rem(-7, 3), Ok(2));
+        assert_eq!(rem(7, -3), Ok(1));
+        assert_eq!(rem(i64::MIN, i64::MAX), Ok(i64::MAX - 1));
+        assert_eq!(rem(1, 0), Err(Error::DivisionByZero));
         assert_eq!(div_floor(i64::MIN, -1), Err(Error::Overflow));
         assert_eq!(isqrt(0), Ok(0));
         assert_eq!(isqrt(15), Ok(3));

@@ -322,62 +322,6 @@ pub fn with_leaf_limit<R>(limit: u64, f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// How far an enumeration on another thread has come, and a way to stop it: the caller shares
-/// one with `with_watch` and reads it (progress bars) or cancels it (time budgets) from outside.
-/// The runtime itself never reads a clock.
-#[derive(Debug, Default)]
-pub struct Watch {
-    /// Leaves visited so far.
-    pub leaves: std::sync::atomic::AtomicU64,
-    /// Share of the tree behind the current leaf, in millionths (by branch counts, not weight).
-    pub done_ppm: std::sync::atomic::AtomicU64,
-    /// Set by the caller: the enumeration stops with `Error::OddsStopped` at its next check.
-    pub cancel: std::sync::atomic::AtomicBool,
-    /// What the caller reports in that error (its own budget, in seconds).
-    pub budget_seconds: std::sync::atomic::AtomicU64,
-    /// A chain of rounds (`odds --until`): the round under way (0 when the work is no chain)...
-    pub chain_round: std::sync::atomic::AtomicU64,
-    /// ...and the states worked out so far.
-    pub chain_states: std::sync::atomic::AtomicU64,
-}
-
-thread_local! {
-    static WATCH: std::cell::RefCell<Option<std::sync::Arc<Watch>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `f` with every `enumerate` on this thread reporting to `watch` (about every thousand
-/// leaves) and stopping when it is cancelled.
-pub fn with_watch<R>(watch: std::sync::Arc<Watch>, f: impl FnOnce() -> R) -> R {
-    let old = WATCH.with(|w| w.replace(Some(watch)));
-    let r = f();
-    WATCH.with(|w| *w.borrow_mut() = old);
-    r
-}
-
-/// The budget, in seconds, of a watch on this thread that the caller has cancelled: a long
-/// computation made of many small enumerations (a chain of rounds) checks it between them, as
-/// each enumeration checks it every thousand leaves.
-pub(crate) fn cancelled() -> Option<u64> {
-    use std::sync::atomic::Ordering::Relaxed;
-    WATCH.with(|w| {
-        w.borrow()
-            .as_ref()
-            .filter(|w| w.cancel.load(Relaxed))
-            .map(|w| w.budget_seconds.load(Relaxed))
-    })
-}
-
-/// A chain of rounds reports where it is to a watch on this thread, if any.
-pub(crate) fn report_chain(round: u32, states: usize) {
-    use std::sync::atomic::Ordering::Relaxed;
-    WATCH.with(|w| {
-        if let Some(w) = w.borrow().as_ref() {
-            w.chain_round.store(u64::from(round), Relaxed);
-            w.chain_states.store(u64::try_from(states).unwrap_or(u64::MAX), Relaxed);
-        }
-    });
-}
-
 /// One roll on the current path.
 #[derive(Clone, Copy, Debug)]
 struct Step {
@@ -564,6 +508,9 @@ pub struct Enumerator {
     pub(crate) nested: bool,
     /// The leaf limit of the enumeration under way, which a callee's enumeration keeps.
     pub(crate) limit: u64,
+    /// The steps of the path under way (a forward pass: of the whole pass, which falls back to the
+    /// replay, path by path, when it takes too many).
+    steps: crate::steps::Steps,
 }
 
 impl Default for Enumerator {
@@ -592,6 +539,7 @@ impl Enumerator {
             memo: Memo::default(),
             nested: false,
             limit: MAX_LEAVES,
+            steps: crate::steps::Steps::default(),
         }
     }
 
@@ -611,6 +559,7 @@ impl Enumerator {
 
     fn start_leaf(&mut self) {
         self.depth = 0;
+        self.steps.begin();
     }
 
     /// Stores the weight of the path through the roll or call at `depth`, whose own branch has
@@ -910,6 +859,10 @@ impl Dice for Enumerator {
 
     fn last_faces(&self) -> &[u16] {
         &[]
+    }
+
+    fn steps(&mut self) -> &mut crate::steps::Steps {
+        &mut self.steps
     }
 }
 
@@ -1402,11 +1355,6 @@ fn merge_by_key<T: Weighed>(items: &mut Vec<T>) {
     }
 }
 
-/// The watch on this thread, if any (`with_watch`).
-pub(crate) fn current_watch() -> Option<std::sync::Arc<Watch>> {
-    WATCH.with(|w| w.borrow().clone())
-}
-
 /// Are calls made plain on this thread (`with_plain_calls`)?
 pub(crate) fn plain_calls() -> bool {
     PLAIN_CALLS.with(|p| p.get())
@@ -1426,7 +1374,7 @@ fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
 ) -> Result<(), Error> {
     let mut leaves: u64 = 0;
     e.limit = limit;
-    let watch = WATCH.with(|w| w.borrow().clone());
+    let watch = crate::watch::current_watch();
     loop {
         leaves += 1;
         if leaves > limit {

@@ -688,10 +688,13 @@ fn wilson(k: u64, n: u64) -> Estimate {
     let denom = 1.0 + z * z / n;
     let centre = (p + z * z / (2.0 * n)) / denom;
     let half = z * ((p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt()) / denom;
+    // The ends are rounded outward (one unit in the last place), so that rounding never moves a
+    // bound inside the true interval; no run missing an outcome, or every run having it, is an
+    // end at exactly 0 or 1 (an exact 1/1 lies inside, not above 0.9999999999999999).
     Estimate {
         value: p,
-        low: (centre - half).max(0.0),
-        high: (centre + half).min(1.0),
+        low: if k == 0.0 { 0.0 } else { (centre - half).next_down().max(0.0) },
+        high: if k == n { 1.0 } else { (centre + half).next_up().min(1.0) },
     }
 }
 
@@ -750,6 +753,21 @@ mod tests {
             total.merge(p);
         }
         total
+    }
+
+    /// Issue 44: 100 runs of a certain outcome gave the interval [0.963, 0.9999999999999999], so
+    /// `--exact-check` called an exact 1/1 outside it.
+    #[test]
+    fn a_certain_or_impossible_outcome_lies_inside_its_interval() {
+        for n in [1, 3, 7, 100, 1000, 123_457] {
+            assert_eq!(wilson(n, n).high, 1.0, "{n} of {n}");
+            assert_eq!(wilson(0, n).low, 0.0, "0 of {n}");
+            for k in [0, 1, n / 3, n / 2, n - 1, n] {
+                let e = wilson(k, n);
+                let p = k as f64 / n as f64;
+                assert!(0.0 <= e.low && e.low <= p && p <= e.high && e.high <= 1.0, "{k} of {n}: {e:?}");
+            }
+        }
     }
 
     #[test]

@@ -20,16 +20,32 @@ impl Trace for NoTrace {
     fn event(&mut self, _e: Event) {}
 }
 
-/// Keeps every event in order.
+/// The most events a `Recorder` keeps: far above any resolution's (a long battle makes a few
+/// thousand), far below what would exhaust memory. The trace is cut there, and says so.
+pub const MAX_TRACE_EVENTS: usize = 100_000;
+
+/// Keeps every event in order, up to `MAX_TRACE_EVENTS`: there a note says the trace is cut, and
+/// `cut` counts the events left out after it.
 #[derive(Default, Debug, Clone)]
 pub struct Recorder {
     pub events: Vec<Event>,
+    pub cut: u64,
 }
 
 impl Trace for Recorder {
     const ENABLED: bool = true;
     fn event(&mut self, e: Event) {
-        self.events.push(e);
+        if self.events.len() < MAX_TRACE_EVENTS {
+            self.events.push(e);
+        } else {
+            if self.cut == 0 {
+                self.events.push(Event::Note {
+                    text: format!("the trace is cut here: it keeps at most {MAX_TRACE_EVENTS} events; the resolution went on, and its outcome is whole"),
+                    cite: String::new(),
+                });
+            }
+            self.cut += 1;
+        }
     }
 }
 

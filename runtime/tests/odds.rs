@@ -15,6 +15,7 @@ struct FaceTree {
     path: Vec<(u16, u16)>,
     depth: usize,
     faces: Vec<u16>,
+    steps: rulebook_runtime::Steps,
 }
 
 impl Dice for FaceTree {
@@ -47,6 +48,10 @@ impl Dice for FaceTree {
     fn last_faces(&self) -> &[u16] {
         &self.faces
     }
+
+    fn steps(&mut self) -> &mut rulebook_runtime::Steps {
+        &mut self.steps
+    }
 }
 
 fn brute<O: Ord>(mut f: impl FnMut(&mut dyn Dice) -> Result<O, Error>) -> BTreeMap<O, BigRational> {
@@ -54,6 +59,7 @@ fn brute<O: Ord>(mut f: impl FnMut(&mut dyn Dice) -> Result<O, Error>) -> BTreeM
         path: Vec::new(),
         depth: 0,
         faces: Vec::new(),
+        steps: Default::default(),
     };
     let mut out: BTreeMap<O, BigRational> = BTreeMap::new();
     loop {

@@ -148,6 +148,23 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `path:line:col` of the start of `span` (the column counted in characters), as run-time
+    /// errors name a place in the rules.
+    pub(super) fn place_of(&self, span: Span) -> String {
+        let line = self.line_of(span);
+        let Some(src) = self.srcs.get(span.file) else {
+            return String::new();
+        };
+        let start = self
+            .lines
+            .get(span.file)
+            .and_then(|starts| starts.get(line.saturating_sub(1)))
+            .copied()
+            .unwrap_or(0);
+        let col = src.text.get(start..span.start).map_or(0, |t| t.chars().count()) + 1;
+        format!("{}:{line}:{col}", src.path)
+    }
+
     pub(super) fn line_of(&self, span: Span) -> usize {
         self.lines
             .get(span.file)

@@ -387,6 +387,7 @@ impl<'a> Checker<'a> {
                 body: Vec::new(),
                 source,
                 line,
+                at: self.place_of(r.span),
             });
         }
     }

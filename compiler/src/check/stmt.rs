@@ -83,7 +83,7 @@ impl<'a> Checker<'a> {
             K::Return => Stmt::Return,
             K::Break => self.stmt_break(ctx, s.span),
             K::Repeat { times, body } => self.stmt_repeat(ctx, s.span, *times, body),
-            K::For { var, list, body } => self.stmt_for(ctx, var, list, body),
+            K::For { var, list, body } => self.stmt_for(ctx, s.span, var, list, body),
         })
     }
 
@@ -594,11 +594,15 @@ impl<'a> Checker<'a> {
         ctx.loops += 1;
         let b = self.block(ctx, body);
         ctx.loops -= 1;
-        Stmt::Repeat { times, body: b }
+        Stmt::Repeat {
+            times,
+            body: b,
+            at: self.place_of(span),
+        }
     }
 
     /// `for x in list { ... }`.
-    fn stmt_for(&mut self, ctx: &mut Ctx, var: &ast::Ident, list: &ast::Expr, body: &[ast::Stmt]) -> Stmt {
+    fn stmt_for(&mut self, ctx: &mut Ctx, span: Span, var: &ast::Ident, list: &ast::Expr, body: &[ast::Stmt]) -> Stmt {
         let le = self.expr(ctx, list, None);
         let elem = match &le.ty {
             Ty::List(t) => (**t).clone(),
@@ -620,6 +624,7 @@ impl<'a> Checker<'a> {
             var: rust,
             list: le,
             body: b,
+            at: self.place_of(span),
         }
     }
 

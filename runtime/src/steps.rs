@@ -1,0 +1,133 @@
+//! The step limit: every resolution ends. A step is one turn of a loop (`repeat`, `for`) or one
+//! call of a resolver; a resolution may take at most [`MAX_STEPS`], counted the same way by both
+//! backends, so a seeded result is the same on every machine, and a resolution that would run
+//! for hours stops with an error naming the loop's rules line.
+//!
+//! The count lives in the source of dice ([`crate::Dice::steps`]), which every resolver body is
+//! handed already, so taking a step is an add and a compare on memory the body is using. Every
+//! [`CHECK_EVERY`] steps the slow path also reads the time budget of exact odds
+//! (`watch::cancelled`), so `odds --budget` stops a loop that runs long between two dice.
+
+use crate::error::Error;
+
+/// The most steps one resolution may take: far above any rules' (a long battle takes thousands),
+/// and reached in well under a second of compiled code.
+pub const MAX_STEPS: u64 = 10_000_000;
+
+/// How often (in steps) the slow path runs: a power of two.
+pub const CHECK_EVERY: u64 = 1 << 14;
+
+/// The steps taken by the resolution under way.
+#[derive(Clone, Debug, Default)]
+pub struct Steps {
+    taken: u64,
+}
+
+impl Steps {
+    /// A resolution starts: no steps taken. Generated code calls it on entering a resolver from
+    /// outside (its public function); exact odds on each path they replay.
+    #[inline]
+    pub fn begin(&mut self) {
+        self.taken = 0;
+    }
+
+    /// The steps taken so far.
+    pub fn taken(&self) -> u64 {
+        self.taken
+    }
+
+    /// Takes one step at `site` (where the loop or call is written: `file:line:col`, the
+    /// resolver). Past [`MAX_STEPS`] the resolution stops with `Error::StepLimit`; a cancelled
+    /// time budget stops it with `Error::Stopped`.
+    #[inline(always)]
+    pub fn take(&mut self, site: &Site<'_>) -> Result<(), Error> {
+        self.taken += 1;
+        if self.taken & (CHECK_EVERY - 1) == 0 {
+            return self.check(site);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check(&self, site: &Site<'_>) -> Result<(), Error> {
+        if self.taken > MAX_STEPS {
+            return Err(Error::StepLimit {
+                limit: MAX_STEPS,
+                at: site.to_string(),
+            });
+        }
+        if let Some(seconds) = crate::watch::cancelled() {
+            return Err(Error::Stopped {
+                seconds,
+                at: site.to_string(),
+                steps: self.taken,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What takes a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiteKind {
+    /// A turn of a `repeat` or `for`.
+    Loop,
+    /// A call of a resolver (the resolution's own start included).
+    Call,
+}
+
+/// Where a step is taken: the rules text's place and the resolver it is in. Generated code writes
+/// these as constants; the interpreter makes them from its rules as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Site<'a> {
+    pub kind: SiteKind,
+    /// `path:line:col` of the loop, `path:line` of the resolver called.
+    pub at: &'a str,
+    pub system: &'a str,
+    pub resolver: &'a str,
+}
+
+impl std::fmt::Display for Site<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (system, resolver, at) = (self.system, self.resolver, self.at);
+        match self.kind {
+            SiteKind::Loop => write!(f, "the loop at {at} in {system}.{resolver}"),
+            SiteKind::Call => write!(f, "the call of {system}.{resolver} ({at})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static LOOP: Site = Site {
+        kind: SiteKind::Loop,
+        at: "rules-src/s/f.rules:3:5",
+        system: "s",
+        resolver: "r",
+    };
+
+    #[test]
+    fn the_limit_is_exact_and_names_the_site() {
+        let mut s = Steps::default();
+        // The check runs every CHECK_EVERY steps: the first past the limit that it sees fails.
+        let mut failed_at = None;
+        for i in 1..=MAX_STEPS + CHECK_EVERY {
+            if let Err(e) = s.take(&LOOP) {
+                failed_at = Some((i, e));
+                break;
+            }
+        }
+        let (i, e) = failed_at.expect("the limit stops the loop");
+        assert!(i > MAX_STEPS && i <= MAX_STEPS + CHECK_EVERY, "{i}");
+        assert_eq!(
+            e.to_string(),
+            "the resolution took more than 10000000 steps (turns of loops and calls) and was stopped at the loop at rules-src/s/f.rules:3:5 in s.r; lower the loops' bounds or give them a `break`"
+        );
+        s.begin();
+        assert_eq!(s.taken(), 0);
+        assert_eq!(s.take(&LOOP), Ok(()));
+    }
+}
