@@ -12,8 +12,7 @@ use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use rulebook_runtime as rt;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Width of every chart, in pixels. (Font sizes below are a quarter larger than they show:
 /// plotters' SVG backend writes `font-size` as the size given / 1.24.)
@@ -81,61 +80,17 @@ pub fn to_f64(p: &rt::Prob) -> f64 {
     p.scale_round(SCALE) as f64 / SCALE as f64
 }
 
-/// Refuses a chart path that cannot be written before any work is done: its folder must exist
-/// and the path must not be a folder. (Writing can still fail later; nothing is left half-written.)
+/// Refuses a chart path that cannot be written before any work is done (`chart_file::target`).
+/// Writing can still fail later; nothing is left half-written.
 pub fn check_target(path: &Path) -> Result<(), CliError> {
-    let dir = folder_of(path);
-    if path.is_dir() {
-        return Err(CliError::usage(format!(
-            "cannot write the chart to {}: it is a folder; give a file name, e.g. {}",
-            path.display(),
-            path.join("chart.svg").display()
-        )));
-    }
-    if path.file_name().is_none() {
-        return Err(CliError::usage(format!(
-            "cannot write the chart to {}: it is not a file name",
-            path.display()
-        )));
-    }
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "cannot write the chart to {}: the folder {} does not exist",
-            path.display(),
-            dir.display()
-        )));
-    }
-    Ok(())
+    super::chart_file::target(path).map(|_| ())
 }
 
-fn folder_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-/// Draws `chart` and writes it to `path` atomically: to a temporary file in the same folder,
-/// renamed over `path` once complete. On any failure the temporary file is removed and `path`
-/// is untouched (exit 2: the path given cannot be written).
+/// Draws `chart` and writes it to `path` (`chart_file::write`: a regular file atomically, a
+/// special file in place; exit 2 when the path given cannot be written).
 pub fn write(path: &Path, chart: &Chart) -> Result<(), CliError> {
-    check_target(path)?;
     let svg = render(chart)?;
-    let fail = |e: std::io::Error| CliError::usage(format!("cannot write the chart to {}: {e}", path.display()));
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let tmp = folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
-        f.write_all(svg.as_bytes())?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(e));
-    }
-    Ok(())
+    super::chart_file::write(path, svg.as_bytes())
 }
 
 /// The chart as SVG text.

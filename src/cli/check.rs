@@ -1,14 +1,16 @@
 //! `rulebook check`: parse and check rules text (no code generation), rendering every diagnostic.
 
+use super::CliError;
 use rulebook_compiler::driver;
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
 /// Checks the rules in `rules_dir`, or with none the rules built into this binary (the text it
-/// was compiled from, not a `rules-src/` that may have changed since). Exit 0 when there are no
-/// errors (warnings allowed), 1 when there are. Diagnostics go to stderr; the result to stdout.
-pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
+/// was compiled from, not a `rules-src/` that may have changed since). `Ok(true)` when there are
+/// no errors (warnings allowed), `Ok(false)` when there are. Diagnostics go to `err`; the result
+/// to `out`. A write that fails (a full disk, a closed pipe) is the error.
+pub fn run_check(rules_dir: Option<PathBuf>, json: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool, CliError> {
     let started = Instant::now();
     let compiled = match rules_dir {
         None => driver::compile_sources(driver::sources_from_pairs("rules-src", rulebook::RULES_SOURCES)),
@@ -16,9 +18,9 @@ pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
             Ok(c) => c,
             Err(problems) => {
                 for p in problems {
-                    eprintln!("error: {p}");
+                    writeln!(err, "error: {p}")?;
                 }
-                return ExitCode::from(1);
+                return Ok(false);
             }
         },
     };
@@ -26,25 +28,27 @@ pub fn run_check(rules_dir: Option<PathBuf>, json: bool) -> ExitCode {
     let errors = compiled.errors();
     if json {
         let doc = compiled.to_json();
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| CliError {
+            message: format!("cannot write the diagnostics as JSON: {e}"),
+            code: 1,
+        })?;
+        writeln!(out, "{text}")?;
     } else {
         // Diagnostics are messages about the run, so they go to stderr; stdout keeps the result.
-        eprint!("{}", compiled.render());
+        write!(err, "{}", compiled.render())?;
         if errors == 0 {
             let systems: std::collections::BTreeSet<&str> = compiled.sources.iter().map(|s| s.system.as_str()).collect();
-            println!(
+            writeln!(
+                out,
                 "ok: {} rules files in {} system{} ({}) check clean",
                 compiled.sources.len(),
                 systems.len(),
                 if systems.len() == 1 { "" } else { "s" },
                 systems.into_iter().collect::<Vec<_>>().join(", ")
-            );
+            )?;
         }
     }
-    eprintln!("checked in {:.1} ms", elapsed.as_secs_f64() * 1000.0);
-    if errors == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    out.flush()?;
+    writeln!(err, "checked in {:.1} ms", elapsed.as_secs_f64() * 1000.0)?;
+    Ok(errors == 0)
 }

@@ -40,7 +40,7 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (old, new) = (load(&args.old)?, load(&args.new)?);
     match (&args.resolver, args.all) {
         (Some(path), false) => one(&old, &new, path, args, out),
-        (None, true) => all(&old, &new, args.json, out),
+        (None, true) => all(&old, &new, args.json, args.budget, out),
         (Some(_), true) => Err(CliError::usage("give either a resolver or --all, not both")),
         (None, false) => Err(CliError::usage(
             "which resolver? e.g. `rulebook diff builtin my-rules starleader.to_hit --set weapon=\"Ghazi 10/7\"`, or --all",
@@ -54,13 +54,18 @@ fn odds_on(
     side: &Side,
     path: &str,
     args: &inputs::InputArgs,
+    budget: u64,
 ) -> Result<(&'static rt::ResolverInfo, rt::Inputs, rt::Distribution<rt::Value>), CliError> {
     let (_, r) = super::find_resolver(side.rules.systems(), path).map_err(|e| CliError {
         message: format!("{} (in {})", e.message, side.label),
         code: e.code,
     })?;
-    let bound = inputs::bind(r, args)?;
-    let dist = super::exact_odds(r, &bound, 60).map_err(|e| CliError {
+    // The two sides may declare different inputs: say whose declarations refused them.
+    let bound = inputs::bind(r, args).map_err(|e| CliError {
+        message: format!("{} (in {})", e.message, side.label),
+        code: e.code,
+    })?;
+    let dist = super::exact_odds(r, &bound, budget).map_err(|e| CliError {
         message: format!("{}: {}", side.label, e.message),
         code: e.code,
     })?;
@@ -177,8 +182,8 @@ fn one(old: &Side, new: &Side, path: &str, args: &DiffArgs, out: &mut dyn Write)
     if let Some(file) = &args.chart {
         chart::check_target(file)?;
     }
-    let (r, bound, before) = odds_on(old, path, &args.inputs)?;
-    let (_, _, after) = odds_on(new, path, &args.inputs)?;
+    let (r, bound, before) = odds_on(old, path, &args.inputs, args.budget)?;
+    let (_, _, after) = odds_on(new, path, &args.inputs, args.budget)?;
     let joint = rows_by(&before, &after, |o| o.clone());
     let total = moved(&before, &after);
     let fields: Vec<&'static str> = match before.outcomes.first().or(after.outcomes.first()) {
@@ -365,7 +370,7 @@ enum Moved {
     Unknown(String),
 }
 
-fn compare_resolver(old: &Side, new: &Side, path: &str, changed: &[RowChange]) -> Moved {
+fn compare_resolver(old: &Side, new: &Side, path: &str, changed: &[RowChange], budget: u64) -> Moved {
     let o = rt::find_resolver(old.rules.systems(), path).ok();
     let n = rt::find_resolver(new.rules.systems(), path).ok();
     let (Some((_, o)), Some((_, n))) = (o, n) else {
@@ -375,10 +380,11 @@ fn compare_resolver(old: &Side, new: &Side, path: &str, changed: &[RowChange]) -
     let Some(sets) = default_situation(n, system, changed) else {
         return Moved::Unknown("needs a record input; give a situation".into());
     };
-    let odds = |r: &rt::ResolverInfo| -> Result<rt::Distribution<rt::Value>, String> {
+    let odds = |r: &'static rt::ResolverInfo| -> Result<rt::Distribution<rt::Value>, String> {
         let bound = rt::bind_inputs(r, &sets, None).map_err(|e| e.to_string())?;
-        // A quick look at each resolver: a default situation too wide for this is reported, not waited on.
-        rt::with_leaf_limit(2_000_000, || r.odds(&bound)).map_err(|e| e.to_string())
+        // A quick look at each resolver: a default situation too wide for this, or too long for
+        // the budget, is reported, not waited on.
+        super::budgeted(budget, || rt::with_leaf_limit(2_000_000, || r.odds(&bound))).map_err(|e| e.to_string())
     };
     match (odds(o), odds(n)) {
         (Ok(b), Ok(a)) => {
@@ -501,7 +507,7 @@ fn show(s: &ir::System, c: &ir::Const) -> String {
     }
 }
 
-fn all(old: &Side, new: &Side, json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+fn all(old: &Side, new: &Side, json: bool, budget: u64, out: &mut dyn Write) -> Result<(), CliError> {
     let mut paths: Vec<String> = Vec::new();
     for side in [old, new] {
         for s in side.rules.systems() {
@@ -514,7 +520,10 @@ fn all(old: &Side, new: &Side, json: bool, out: &mut dyn Write) -> Result<(), Cl
         }
     }
     let changes = table_changes(old.rules.program(), new.rules.program());
-    let results: Vec<(String, Moved)> = paths.iter().map(|p| (p.clone(), compare_resolver(old, new, p, &changes))).collect();
+    let results: Vec<(String, Moved)> = paths
+        .iter()
+        .map(|p| (p.clone(), compare_resolver(old, new, p, &changes, budget)))
+        .collect();
     let tables: Vec<String> = changes
         .iter()
         .map(|c| {

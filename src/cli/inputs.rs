@@ -30,34 +30,24 @@ pub fn parse_set(s: &str) -> Result<(String, String), String> {
 pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub fn read_yaml(path: &std::path::Path) -> Result<serde_yaml::Value, CliError> {
-    if let Ok(m) = std::fs::metadata(path) {
-        if m.len() > MAX_INPUT_BYTES {
-            return Err(CliError::usage(format!(
-                "input file {} is {} bytes, more than the limit of {} MiB for an input file",
+    let cannot = |e: std::io::Error| CliError::usage(format!("cannot read input file {}: {e}", path.display()));
+    let bytes = rulebook_compiler::driver::read_capped(path, MAX_INPUT_BYTES)
+        .map_err(cannot)?
+        .map_err(|_| {
+            CliError::usage(format!(
+                "input file {} is more than the limit of {} MiB for an input file",
                 path.display(),
-                m.len(),
                 MAX_INPUT_BYTES / (1024 * 1024)
-            )));
-        }
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::usage(format!("cannot read input file {}: {e}", path.display())))?;
-    serde_yaml::from_str(&text).map_err(|e| {
-        let msg = e.to_string();
-        let msg = match e.location() {
-            Some(loc) => {
-                // serde_yaml embeds the position in its message; move it next to the file name.
-                let theirs = format!(" at line {} column {}", loc.line(), loc.column());
-                let msg = msg.replacen(&theirs, "", 1);
-                return CliError::usage(format!(
-                    "malformed YAML in {} at line {}, column {}: {msg}",
-                    path.display(),
-                    loc.line(),
-                    loc.column()
-                ));
-            }
-            None => msg,
-        };
-        CliError::usage(format!("malformed YAML in {}: {msg}", path.display()))
+            ))
+        })?;
+    let text = String::from_utf8(bytes).map_err(|e| cannot(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+    rt::parse_yaml(&text).map_err(|e| match e.at {
+        Some((line, column)) => CliError::usage(format!(
+            "malformed YAML in {} at line {line}, column {column}: {}",
+            path.display(),
+            e.message
+        )),
+        None => CliError::usage(format!("malformed YAML in {}: {}", path.display(), e.message)),
     })
 }
 

@@ -3,6 +3,7 @@
 //! writers, so tests run it against a hand-built registry and inspect the exact output.
 
 mod chart;
+mod chart_file;
 mod check;
 mod diff;
 mod inputs;
@@ -325,6 +326,10 @@ pub struct DiffArgs {
     /// not --all; written whole or not at all)
     #[arg(long, value_name = "FILE.svg", conflicts_with = "all")]
     pub chart: Option<PathBuf>,
+    /// Give up on the exact odds of one side of one resolver after this many seconds (with
+    /// --all, a resolver that takes longer is listed as not compared, with the reason)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: u64,
 }
 
 #[derive(Args, Debug)]
@@ -430,16 +435,34 @@ where
         Err(e) => {
             // clap renders usage errors (code 2) and --help/--version (code 0) itself.
             let text = e.render().to_string();
-            let sink: &mut dyn Write = if e.use_stderr() { err } else { out };
-            let _ = sink.write_all(text.as_bytes());
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            let code = u8::try_from(e.exit_code()).unwrap_or(2);
+            if e.use_stderr() {
+                let _ = err.write_all(text.as_bytes());
+                return ExitCode::from(code);
+            }
+            // --help and --version: their text is the output, so a failed write is reported.
+            return match out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(CliError::from) {
+                Err(e) if e.code != 0 => {
+                    let _ = writeln!(err, "error: {}", e.message);
+                    ExitCode::from(e.code)
+                }
+                _ => ExitCode::from(code),
+            };
         }
     };
     let result = match cli.command {
         Command::List(a) => with_rules(systems, &a.rules, |s| list::run(s, &a, out)),
         Command::Roll(a) => with_rules(systems, &a.rules, |s| roll::run(s, &a, out, err)),
         Command::Odds(a) => with_rules(systems, &a.rules, |s| odds::run(s, &a, out, err)),
-        Command::Check(a) => return run_check(a.rules_dir, a.json),
+        Command::Check(a) => match run_check(a.rules_dir, a.json, out, err) {
+            Ok(true) => Ok(()),
+            // The diagnostics are written: exit 1 with nothing more to say.
+            Ok(false) => Err(CliError {
+                message: String::new(),
+                code: 1,
+            }),
+            Err(e) => Err(e),
+        },
         Command::Tour => tour::run(systems, out, err),
         Command::Diff(a) => diff::run(&a, out),
         Command::Export(a) => export(&a, out),
@@ -449,6 +472,7 @@ where
     match result.and(flushed) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.code == 0 => ExitCode::SUCCESS,
+        Err(e) if e.message.is_empty() => ExitCode::from(e.code),
         Err(e) => {
             let _ = writeln!(err, "error: {}", e.message);
             ExitCode::from(e.code)

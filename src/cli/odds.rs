@@ -356,6 +356,12 @@ struct Observed {
 /// distribution. A number need not be a possible outcome (`damage=7` when damage is always even);
 /// any other value must be one of the field's values, and a field one of the outcome's.
 fn observed(dist: &rt::Distribution<rt::Value>, text: &str) -> Result<Observed, CliError> {
+    if dist.outcomes.is_empty() {
+        // A procedure (`--until`) none of whose paths ended within its rounds.
+        return Err(CliError::usage(format!(
+            "--observed {text}: no outcome ended, so there is nothing to compare it with (ask for more --rounds)"
+        )));
+    }
     let fields: Vec<&'static str> = match dist.outcomes.first() {
         Some((rt::Value::Record(f), _)) => f.iter().map(|(k, _)| *k).collect(),
         _ => Vec::new(),
@@ -374,6 +380,11 @@ fn observed(dist: &rt::Distribution<rt::Value>, text: &str) -> Result<Observed, 
         dist.clone()
     } else {
         let Some(&f) = fields.iter().find(|&&f| f == field) else {
+            if fields.is_empty() {
+                return Err(CliError::usage(format!(
+                    "--observed: the outcome is not a record, so it has no field `{field}`; give the value alone (--observed {wanted})"
+                )));
+            }
             let near = rt::names::nearest(&field, &fields, 3);
             let hint = if near.is_empty() { fields.join(", ") } else { near.join(" or ") };
             return Err(CliError::usage(format!(

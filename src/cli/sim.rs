@@ -23,10 +23,16 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "the inputs".into());
     // Invalid input is refused before anything is simulated: one trial run checks every `require`.
+    // A refusal of the inputs names where they came from; any other failure is the rules' own, and
+    // says and exits as `roll` and `odds` do.
     if let Err(e) = r.run_quiet(&mut rt::Seeded::new(rt::run_seed(args.seed, 0)), &mut rt::NoTrace, &bound) {
-        return Err(CliError {
-            message: format!("{file}: {e}"),
-            code: if matches!(e, rt::Error::Rejected { .. }) { 1 } else { 2 },
+        return Err(match e {
+            rt::Error::Rejected { .. } => CliError {
+                message: format!("{file}: {e}"),
+                code: 1,
+            },
+            e if e.is_input_error() => CliError::usage(format!("{file}: {e}")),
+            e => CliError::from(e),
         });
     }
     let threads = match args.threads {
@@ -62,8 +68,27 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     } else {
         FIRST_BATCH.max(64 * threads as u64)
     });
-    let mut tally = rt::simulate_until(r, &bound, until, 0..first, args.seed, threads, &|n| bar.set_position(n))?;
-    let mut runs = first;
+    // The first batch grows from a run a thread, doubling, until it is done or (a plain --runs)
+    // has taken half a second: a procedure whose runs are long (`--until` with many rounds) says how long the
+    // rest will take at once, not after its whole first batch.
+    let mut tally = rt::Tally::default();
+    let mut runs = 0;
+    let mut batch = threads as u64;
+    while runs < first {
+        let next = runs.saturating_add(batch).min(first);
+        let done = runs;
+        tally.merge(rt::simulate_until(r, &bound, until, runs..next, args.seed, threads, &|n| {
+            bar.set_position(done + n)
+        })?);
+        runs = next;
+        // With --precision the batches that follow depend on the runs so far, so its first batch
+        // is whole, whatever the machine's speed.
+        if args.precision.is_none() && started.elapsed().as_millis() >= 500 {
+            break;
+        }
+        batch = batch.saturating_mul(2);
+    }
+    let first = runs;
     // `--field`: only these outputs (and what lies inside them) are reported.
     let kept = |path: &str| {
         fields.as_ref().is_none_or(|keep| {

@@ -396,5 +396,7 @@ fn help_has_examples() {
 
 #[test]
 fn check_passes_on_the_builtin_rules() {
-    assert_eq!(super::run_check(None, false), ExitCode::SUCCESS);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(super::run_check(None, false, &mut out, &mut err), Ok(true));
+    assert!(String::from_utf8_lossy(&out).starts_with("ok: "));
 }
