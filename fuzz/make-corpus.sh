@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=fuzz/corpus
-for t in check codegen generated bind interp; do mkdir -p "$out/$t"; done
+for t in check codegen generated bind interp hostile; do mkdir -p "$out/$t"; done
 
 for dir in rules-src/*/; do
     sys=$(basename "$dir")
@@ -18,6 +18,7 @@ for dir in rules-src/*/; do
         cat "$r" >>"$f"
     done
     cp "$f" "$out/codegen/"
+    cp "$f" "$out/hostile/"
     # Every resolver and policy: a name for `bind` (inputs by default) and for `interp` (bytes
     # after the name choose inputs and dice).
     grep -hoE '^\s*(resolver|policy) [A-Za-z_0-9]+' "$dir"*.rules | awk '{print $2}' | while read -r res; do
@@ -56,3 +57,9 @@ for i in 1 2 3 5 8 13 21 34; do
     seq "$i" 7 400 | tr -d '\n' | head -c 600 >"$out/generated/bytes-$i"
 done
 echo "seed corpora in $out: $(ls "$out/check" | wc -l) check, $(ls "$out/codegen" | wc -l) codegen, $(ls "$out/bind" | wc -l) bind, $(ls "$out/interp" | wc -l) interp, $(ls "$out/generated" | wc -l) generated"
+
+# The shapes that once crashed or ran forever once checked (issue 44): `hostile` mutates from them.
+for r in fuzz/seeds/hostile/*.rules; do
+    cp "$r" "$out/hostile/seed-$(basename "$r")"
+    cp "$r" "$out/check/hostile-$(basename "$r")"
+done
