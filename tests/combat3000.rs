@@ -452,6 +452,39 @@ fn vehicle_speed_limits() {
     assert_eq!(v(&obst).1, "16");
 }
 
+/// p.4 Vehicles: "TROOP CARRYING CAPACITY ... M class weapons = ~ a trooper H class weapons = 1
+/// trooper" (the "~" read as "½", C3K-W7): a vehicle of capacity 6 with an 'M' and an 'H' weapon has
+/// the room of 4.5 troopers left, so it carries 4; two 'M' weapons take one trooper's room; pistols,
+/// shoulder arms and launchers take none.
+#[test]
+fn vehicle_troop_capacity_counts_m_weapons_as_half_and_h_as_one_trooper() {
+    let cap = |capacity: &str, weapons: &str, troopers: &str| {
+        resolve(
+            "combat3000.vehicle_capacity",
+            &[("capacity", capacity), ("weapons", weapons), ("troopers", troopers)],
+            "",
+            &[],
+        )
+        .unwrap()
+    };
+    let o = cap("6", "m,h", "4");
+    assert_eq!(field(&o, "weapon_space"), "1.5");
+    assert_eq!(field(&o, "free_capacity"), "4.5");
+    assert_eq!(field(&o, "troopers_max"), "4");
+    assert_eq!(field(&o, "fits"), "true");
+    assert_eq!(field(&cap("6", "m,h", "5"), "fits"), "false");
+    let o = cap("6", "m,m", "5");
+    assert_eq!((field(&o, "free_capacity"), field(&o, "fits")), ("5".into(), "true".into()));
+    assert_eq!(field(&cap("6", "h,h", "0"), "troopers_max"), "4");
+    assert_eq!(field(&cap("6", "p,s,l,lp", "6"), "free_capacity"), "6");
+    assert_eq!(field(&cap("1", "m,m", "0"), "troopers_max"), "0");
+    let why = refusals(attempt("combat3000.vehicle_capacity", &[("capacity", "1"), ("weapons", "h,m")], ""));
+    assert_eq!(
+        why,
+        vec!["the weapons take the room of 1.5 troopers, more than the vehicle's capacity of 1 [Combat 3000 p.4 Vehicles]".to_string()]
+    );
+}
+
 // ------------------------------------------------------------------ the skirmish
 
 fn skirmish() -> String {
@@ -687,6 +720,7 @@ fn every_non_procedural_resolver_has_exact_odds() {
         ("melee", &[], "first: {name: A, strength: 1, dexterity: 0, reflex: 1, armour: 1, handling: 0, weapon_effect: 1, two_handed_in_one: false}\nsecond: {name: B, strength: 0, dexterity: 1, reflex: 0, armour: 0, handling: -2, weapon_effect: -1, two_handed_in_one: true}"),
         ("vehicle_speed", &[("last_speed", "10"), ("acceleration", "5"), ("max_speed", "30")], ""),
         ("sight_range", &[], ""),
+        ("vehicle_capacity", &[("capacity", "6"), ("weapons", "m,h")], ""),
     ];
     let procedural = ["turn", "game_turn", "fire_at", "choose_order", "choose_target", "respond_to_charge"];
     for r in sys.resolvers {
