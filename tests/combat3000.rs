@@ -485,6 +485,50 @@ fn vehicle_troop_capacity_counts_m_weapons_as_half_and_h_as_one_trooper() {
     );
 }
 
+/// p.14 Special Weapons Effect: "Gas and smoke weapons spread by one extra template length per turn
+/// after the turn in which it was fired ... they will last for 10 turns unless otherwise specified"
+/// (C3K-F9): with a 3 cm template the cloud is 3 cm long on the turn it is fired, 6 cm the next turn,
+/// 30 cm (10 lengths) on its tenth turn, and gone after that.
+#[test]
+fn gas_and_smoke_clouds_grow_a_template_length_a_turn_for_10_turns() {
+    let cloud = |after: &str, extra: &[(&'static str, &'static str)]| {
+        let mut sets = vec![("template_cm", "3"), ("turns_after", after)];
+        sets.extend_from_slice(extra);
+        resolve("combat3000.cloud", &sets, "", &[]).unwrap()
+    };
+    let o = cloud("0", &[]);
+    assert_eq!(
+        (
+            field(&o, "present"),
+            field(&o, "template_lengths"),
+            field(&o, "length_cm"),
+            field(&o, "turns_left")
+        ),
+        ("true".into(), "1".into(), "3".into(), "9".into())
+    );
+    assert_eq!(field(&o, "width_cm"), "3");
+    let o = cloud("1", &[]);
+    assert_eq!((field(&o, "template_lengths"), field(&o, "length_cm")), ("2".into(), "6".into()));
+    let o = cloud("9", &[]);
+    assert_eq!(
+        (
+            field(&o, "present"),
+            field(&o, "template_lengths"),
+            field(&o, "length_cm"),
+            field(&o, "turns_left")
+        ),
+        ("true".into(), "10".into(), "30".into(), "0".into())
+    );
+    let o = cloud("10", &[]);
+    assert_eq!((field(&o, "present"), field(&o, "length_cm")), ("false".into(), "0".into()));
+    // "unless otherwise specified": a weapon whose clouds last 4 turns.
+    assert_eq!(field(&cloud("3", &[("lasts_turns", "4")]), "present"), "true");
+    assert_eq!(field(&cloud("4", &[("lasts_turns", "4")]), "present"), "false");
+    // A template of 2.5 cm: 4 turns after firing, 5 lengths of 2.5 cm.
+    let o = resolve("combat3000.cloud", &[("template_cm", "2.5"), ("turns_after", "4")], "", &[]).unwrap();
+    assert_eq!(field(&o, "length_cm"), "12.5");
+}
+
 // ------------------------------------------------------------------ the skirmish
 
 fn skirmish() -> String {
@@ -721,6 +765,7 @@ fn every_non_procedural_resolver_has_exact_odds() {
         ("vehicle_speed", &[("last_speed", "10"), ("acceleration", "5"), ("max_speed", "30")], ""),
         ("sight_range", &[], ""),
         ("vehicle_capacity", &[("capacity", "6"), ("weapons", "m,h")], ""),
+        ("cloud", &[("template_cm", "3"), ("turns_after", "2")], ""),
     ];
     let procedural = ["turn", "game_turn", "fire_at", "choose_order", "choose_target", "respond_to_charge"];
     for r in sys.resolvers {
