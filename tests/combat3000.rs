@@ -452,6 +452,83 @@ fn vehicle_speed_limits() {
     assert_eq!(v(&obst).1, "16");
 }
 
+/// p.4 Vehicles: "TROOP CARRYING CAPACITY ... M class weapons = ~ a trooper H class weapons = 1
+/// trooper" (the "~" read as "½", C3K-W7): a vehicle of capacity 6 with an 'M' and an 'H' weapon has
+/// the room of 4.5 troopers left, so it carries 4; two 'M' weapons take one trooper's room; pistols,
+/// shoulder arms and launchers take none.
+#[test]
+fn vehicle_troop_capacity_counts_m_weapons_as_half_and_h_as_one_trooper() {
+    let cap = |capacity: &str, weapons: &str, troopers: &str| {
+        resolve(
+            "combat3000.vehicle_capacity",
+            &[("capacity", capacity), ("weapons", weapons), ("troopers", troopers)],
+            "",
+            &[],
+        )
+        .unwrap()
+    };
+    let o = cap("6", "m,h", "4");
+    assert_eq!(field(&o, "weapon_space"), "1.5");
+    assert_eq!(field(&o, "free_capacity"), "4.5");
+    assert_eq!(field(&o, "troopers_max"), "4");
+    assert_eq!(field(&o, "fits"), "true");
+    assert_eq!(field(&cap("6", "m,h", "5"), "fits"), "false");
+    let o = cap("6", "m,m", "5");
+    assert_eq!((field(&o, "free_capacity"), field(&o, "fits")), ("5".into(), "true".into()));
+    assert_eq!(field(&cap("6", "h,h", "0"), "troopers_max"), "4");
+    assert_eq!(field(&cap("6", "p,s,l,lp", "6"), "free_capacity"), "6");
+    assert_eq!(field(&cap("1", "m,m", "0"), "troopers_max"), "0");
+    let why = refusals(attempt("combat3000.vehicle_capacity", &[("capacity", "1"), ("weapons", "h,m")], ""));
+    assert_eq!(
+        why,
+        vec!["the weapons take the room of 1.5 troopers, more than the vehicle's capacity of 1 [Combat 3000 p.4 Vehicles]".to_string()]
+    );
+}
+
+/// p.14 Special Weapons Effect: "Gas and smoke weapons spread by one extra template length per turn
+/// after the turn in which it was fired ... they will last for 10 turns unless otherwise specified"
+/// (C3K-F9): with a 3 cm template the cloud is 3 cm long on the turn it is fired, 6 cm the next turn,
+/// 30 cm (10 lengths) on its tenth turn, and gone after that.
+#[test]
+fn gas_and_smoke_clouds_grow_a_template_length_a_turn_for_10_turns() {
+    let cloud = |after: &str, extra: &[(&'static str, &'static str)]| {
+        let mut sets = vec![("template_cm", "3"), ("turns_after", after)];
+        sets.extend_from_slice(extra);
+        resolve("combat3000.cloud", &sets, "", &[]).unwrap()
+    };
+    let o = cloud("0", &[]);
+    assert_eq!(
+        (
+            field(&o, "present"),
+            field(&o, "template_lengths"),
+            field(&o, "length_cm"),
+            field(&o, "turns_left")
+        ),
+        ("true".into(), "1".into(), "3".into(), "9".into())
+    );
+    assert_eq!(field(&o, "width_cm"), "3");
+    let o = cloud("1", &[]);
+    assert_eq!((field(&o, "template_lengths"), field(&o, "length_cm")), ("2".into(), "6".into()));
+    let o = cloud("9", &[]);
+    assert_eq!(
+        (
+            field(&o, "present"),
+            field(&o, "template_lengths"),
+            field(&o, "length_cm"),
+            field(&o, "turns_left")
+        ),
+        ("true".into(), "10".into(), "30".into(), "0".into())
+    );
+    let o = cloud("10", &[]);
+    assert_eq!((field(&o, "present"), field(&o, "length_cm")), ("false".into(), "0".into()));
+    // "unless otherwise specified": a weapon whose clouds last 4 turns.
+    assert_eq!(field(&cloud("3", &[("lasts_turns", "4")]), "present"), "true");
+    assert_eq!(field(&cloud("4", &[("lasts_turns", "4")]), "present"), "false");
+    // A template of 2.5 cm: 4 turns after firing, 5 lengths of 2.5 cm.
+    let o = resolve("combat3000.cloud", &[("template_cm", "2.5"), ("turns_after", "4")], "", &[]).unwrap();
+    assert_eq!(field(&o, "length_cm"), "12.5");
+}
+
 // ------------------------------------------------------------------ the skirmish
 
 fn skirmish() -> String {
@@ -687,6 +764,8 @@ fn every_non_procedural_resolver_has_exact_odds() {
         ("melee", &[], "first: {name: A, strength: 1, dexterity: 0, reflex: 1, armour: 1, handling: 0, weapon_effect: 1, two_handed_in_one: false}\nsecond: {name: B, strength: 0, dexterity: 1, reflex: 0, armour: 0, handling: -2, weapon_effect: -1, two_handed_in_one: true}"),
         ("vehicle_speed", &[("last_speed", "10"), ("acceleration", "5"), ("max_speed", "30")], ""),
         ("sight_range", &[], ""),
+        ("vehicle_capacity", &[("capacity", "6"), ("weapons", "m,h")], ""),
+        ("cloud", &[("template_cm", "3"), ("turns_after", "2")], ""),
     ];
     let procedural = ["turn", "game_turn", "fire_at", "choose_order", "choose_target", "respond_to_charge"];
     for r in sys.resolvers {

@@ -304,6 +304,9 @@ fn branching_over_calls_equals_plain_enumeration() {
                     compared += 1;
                 }
                 (Err(rt::Error::TooManyBranches { .. }), Ok(_)) => only_branching += 1,
+                // Plain enumeration gave up before the roll the branching reached and found too
+                // large to enumerate exactly (mercenary.ground_vs_starship's 27d6): both decline.
+                (Err(rt::Error::TooManyBranches { .. }), Err(rt::Error::DiceTooLarge { .. })) => {}
                 (p, m) => assert_eq!(p, m, "branching changed how {what} fails"),
             }
         }

@@ -239,6 +239,26 @@ fn t_nightmax_maxima() {
 /// T-WEATHER: the multiples (0.5 light fog, drizzle, light snowfall; 0.25 dense fog, rain, heavy
 /// snowfall), by day; with night they multiply (A11), or the lower one with the option; light
 /// amplification does not work in any of them (48.A.4).
+/// 48.B: "Wheeled vehicles pay double movement costs to move through snow; tracked vehicles pay 1.5
+/// times normal movement costs" (A58: snow lying on the ground). A Book 1 cost of 5 cm becomes 10
+/// and 7.5; without snow it stays.
+#[test]
+fn snow_doubles_wheeled_and_adds_half_to_tracked_movement_costs() {
+    let cost = |gear: &str, base: &str, snow: &str| {
+        out(
+            "striker.ground_movement",
+            &[("running_gear", gear), ("base_cost_cm", base), ("snow", snow)],
+            "cost_cm",
+        )
+    };
+    assert_eq!(cost("wheeled", "5", "true"), "10");
+    assert_eq!(cost("tracked", "5", "true"), "7.5");
+    assert_eq!(cost("tracked", "4", "true"), "6");
+    assert_eq!(cost("wheeled", "2.5", "true"), "5");
+    assert_eq!(cost("wheeled", "5", "false"), "5");
+    assert_eq!(cost("tracked", "5", "false"), "5");
+}
+
 #[test]
 fn t_weather_multiples_and_night() {
     let mult = |weather: &str, extra: &[(&'static str, &'static str)]| {

@@ -284,14 +284,15 @@ fn rolling_barrage_moves_forward_without_deviation() {
     assert!(why.iter().any(|m| m.contains("may not be resumed")), "{why:?}");
 }
 
-/// 59: any shape of the normal sheaf's area (X24); another area is not allowed.
+/// 59: any shape of the normal sheaf's area (X24); another area is not allowed. Book 1's side given
+/// directly overrides the rounds and burst size.
 #[test]
 fn variable_sheaf_keeps_the_area() {
     let allowed = |w: &str, l: &str| {
         field(
             &resolve(
                 "striker.variable_sheaf",
-                &[("normal_side_cm", "10"), ("width_cm", w), ("length_cm", l)],
+                &[("rounds", "100"), ("burst_cm", "1"), ("width_cm", w), ("length_cm", l)],
                 "",
                 &[],
             )
@@ -302,6 +303,74 @@ fn variable_sheaf_keeps_the_area() {
     assert_eq!(allowed("4", "25"), "true");
     assert_eq!(allowed("2.5", "40"), "true");
     assert_eq!(allowed("5", "25"), "false");
+    let with_side = |side: &str| {
+        field(
+            &resolve(
+                "striker.variable_sheaf",
+                &[
+                    ("rounds", "100"),
+                    ("burst_cm", "1"),
+                    ("normal_side_cm", side),
+                    ("width_cm", "4"),
+                    ("length_cm", "25"),
+                ],
+                "",
+                &[],
+            )
+            .unwrap(),
+            "allowed",
+        )
+    };
+    assert_eq!(with_side("10"), "true");
+    assert_eq!(with_side("8"), "false");
+    let side_only = resolve(
+        "striker.variable_sheaf",
+        &[("normal_side_cm", "8"), ("width_cm", "2"), ("length_cm", "32")],
+        "",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(field(&side_only, "allowed"), "true");
+    let why = refusals(attempt(
+        "striker.variable_sheaf",
+        &[("rounds", "100"), ("width_cm", "4"), ("length_cm", "25")],
+        "",
+    ));
+    assert_eq!(
+        why,
+        vec!["give the rounds fired and their burst size, or the normal sheaf's side [Striker 59]".to_string()]
+    );
+}
+
+/// 59, X24: "if a unit fired 100 rounds, each with a burst size of 1 cm, the normal sheaf would be a
+/// square 10 cm by 10 cm. Instead, a sheaf could be constructed 4 cm by 25 cm, or 2 cm by 50 cm": the
+/// normal sheaf's area is the rounds times the burst size squared. 25 rounds of burst 2 cm make the
+/// same 10 x 10 cm square; 50 rounds of burst 1 cm a sheaf of 50 cm2 (5 x 10).
+#[test]
+fn x24_the_normal_sheaf_follows_rounds_and_burst_size() {
+    let sheaf = |rounds: &str, burst: &str, w: &str, l: &str| {
+        resolve(
+            "striker.variable_sheaf",
+            &[("rounds", rounds), ("burst_cm", burst), ("width_cm", w), ("length_cm", l)],
+            "",
+            &[],
+        )
+        .unwrap()
+    };
+    for (w, l) in [("10", "10"), ("4", "25"), ("2", "50")] {
+        let o = sheaf("100", "1", w, l);
+        assert_eq!(field(&o, "normal_side_cm"), "10", "{w} x {l}");
+        assert_eq!(field(&o, "normal_area_cm2"), "100", "{w} x {l}");
+        assert_eq!(field(&o, "area_cm2"), "100", "{w} x {l}");
+        assert_eq!(field(&o, "allowed"), "true", "{w} x {l}");
+    }
+    let o = sheaf("25", "2", "4", "25");
+    assert_eq!((field(&o, "normal_side_cm"), field(&o, "allowed")), ("10".into(), "true".into()));
+    let o = sheaf("50", "1", "5", "10");
+    assert_eq!((field(&o, "normal_area_cm2"), field(&o, "allowed")), ("50".into(), "true".into()));
+    assert_eq!(field(&sheaf("50", "1", "4", "25"), "allowed"), "false");
+    let o = sheaf("100", "1.5", "9", "25");
+    assert_eq!((field(&o, "normal_side_cm"), field(&o, "allowed")), ("15".into(), "true".into()));
 }
 
 /// 65.A-B: clouds, drift and the first-time morale check.
@@ -904,7 +973,7 @@ fn every_tactical_resolver_has_exact_odds() {
         ),
         (
             "variable_sheaf",
-            &[("normal_side_cm", "10"), ("width_cm", "4"), ("length_cm", "25")],
+            &[("rounds", "100"), ("burst_cm", "1"), ("width_cm", "4"), ("length_cm", "25")],
             "",
         ),
         ("chemical_cloud", &[("agent", "persistent"), ("turns_after_impact", "1")], ""),

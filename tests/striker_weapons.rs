@@ -682,6 +682,65 @@ fn t1_belt_fed_rounds_double_with_each_bonus() {
     assert_eq!(use_(&[("weapon", "cpr_gun"), ("rof", "12"), ("automatic", "true")], "rounds"), "6");
 }
 
+/// 40.B: "the maximum effective range is 100 times the separation between the two projectors ... At
+/// tech levels 14 and 15, the range is 1000 times the separation", with no limit to whole metres:
+/// projectors 2.5 m apart reach 250 m (25 cm) at TL13 and 2500 m at TL14; X5's 6 m still gives 600 m.
+#[test]
+fn damper_range_follows_a_decimal_separation() {
+    let run = |tl: &str, sep: &str| resolve("striker.damper", &[("damper_tl", tl), ("separation_m", sep)], "", &[]).unwrap();
+    let o = run("13", "2.5");
+    assert_eq!((field(&o, "range_m"), field(&o, "range_cm")), ("250".into(), "25".into()));
+    let o = run("14", "2.5");
+    assert_eq!((field(&o, "range_m"), field(&o, "range_cm")), ("2500".into(), "250".into()));
+    // A fraction of a cm on the table stays: 0.35 m x 100 = 35 m = 3.5 cm.
+    let o = run("13", "0.35");
+    assert_eq!((field(&o, "range_m"), field(&o, "range_cm")), ("35".into(), "3.5".into()));
+    let o = run("13", "6");
+    assert_eq!((field(&o, "range_m"), field(&o, "range_cm")), ("600".into(), "60".into()));
+    // The fire control still caps the exact range.
+    let o = resolve(
+        "striker.damper",
+        &[("damper_tl", "15"), ("separation_m", "0.25"), ("fire_control_cm", "20")],
+        "",
+        &[],
+    )
+    .unwrap();
+    assert_eq!((field(&o, "range_m"), field(&o, "range_cm")), ("250".into(), "20".into()));
+}
+
+/// 42 with 74.B: "A K'kree is capable of carrying 4 times the amount of weight a human can", and runs
+/// at three times the human rate (walking at the same): 40 kg normal and 120 kg encumbered (400 and
+/// 800 kg in battle dress), encumbered walking 2.5 cm and running 3 x 6 = 18 cm. A human keeps 10 and 30.
+#[test]
+fn kkree_carry_four_times_a_human_load() {
+    let run = |kg: &str, race: &str, bd: &str| {
+        resolve(
+            "striker.soldier_load",
+            &[("carried_kg", kg), ("race", race), ("battle_dress", bd)],
+            "",
+            &[],
+        )
+        .unwrap()
+    };
+    let o = run("40", "kkree", "false");
+    assert_eq!(field(&o, "load"), "normal_load");
+    assert_eq!((field(&o, "free_kg"), field(&o, "max_kg")), ("40".into(), "120".into()));
+    let o = run("40.5", "kkree", "false");
+    assert_eq!(field(&o, "load"), "encumbered");
+    assert_eq!((field(&o, "walk_cm"), field(&o, "run_cm")), ("2.5".into(), "18".into()));
+    assert_eq!(field(&run("120", "kkree", "false"), "load"), "encumbered");
+    assert_eq!(field(&run("121", "kkree", "false"), "load"), "too_heavy");
+    assert_eq!(field(&run("400", "kkree", "true"), "load"), "normal_load");
+    assert_eq!(field(&run("800", "kkree", "true"), "load"), "encumbered");
+    assert_eq!(field(&run("801", "kkree", "true"), "load"), "too_heavy");
+    // The same weights for a human, and for a race Book 2 gives no capacity of its own.
+    let o = run("40", "human", "false");
+    assert_eq!(field(&o, "load"), "too_heavy");
+    assert_eq!((field(&o, "free_kg"), field(&o, "max_kg")), ("10".into(), "30".into()));
+    let o = run("11", "vargr", "false");
+    assert_eq!((field(&o, "load"), field(&o, "run_cm")), ("encumbered".into(), "6".into()));
+}
+
 #[test]
 fn encumbrance_transport_and_animals() {
     let load = |kg: &str, bd: &str| {
