@@ -10,6 +10,18 @@ mod cli;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The command line runs on a thread with as deep a stack as a resolution may need
+/// (`rt::RESOLUTION_STACK`): `roll` resolves on it, as `odds` and `sim` do on their own.
 fn main() -> std::process::ExitCode {
-    cli::main(rulebook::SYSTEMS)
+    let run = std::thread::Builder::new()
+        .stack_size(rulebook::runtime::RESOLUTION_STACK)
+        .spawn(|| cli::main(rulebook::SYSTEMS));
+    match run.map(|t| t.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => std::process::ExitCode::from(101),
+        Err(e) => {
+            eprintln!("error: cannot start the command line's thread: {e}");
+            std::process::ExitCode::from(1)
+        }
+    }
 }

@@ -478,3 +478,30 @@ fn messages_say_what_went_wrong_and_where() {
     let _ = std::fs::remove_dir_all(&old);
     let _ = std::fs::remove_dir_all(&new);
 }
+
+/// The deepest resolution `check` accepts (32 calls, each inside 46 nested blocks) runs in every
+/// verb: the command line resolves on threads with `rt::RESOLUTION_STACK` of stack (the 8 MiB of
+/// the main thread and the 2 MiB of a spawned one were too little for this debug build).
+#[test]
+fn the_deepest_resolution_check_accepts_runs_in_every_verb() {
+    let (open, close) = ("if a >= 0 {\n".repeat(46), "}\n".repeat(46));
+    let mut rules =
+        String::from("resolver c0 \"C\" [1] {\n  in a: int 0..1 = 1\n  out x: int = 0\n  roll d = 1d2 \"d\" [1]\n  set x = d\n}\n");
+    for i in 1..32 {
+        rules.push_str(&format!(
+            "resolver c{i} \"C\" [1] {{\n  in a: int 0..1 = 1\n  out x: int = 0\n{open}call y = c{}(a: a)\nset x = y.x + 1\n{close}}}\n",
+            i - 1
+        ));
+    }
+    let dir = rules_dir("deepest", &rules);
+    for args in [
+        vec!["roll", "hostile.c31", "--seed", "3"],
+        vec!["odds", "hostile.c31"],
+        vec!["sim", "hostile.c31", "--runs", "50", "--threads", "2"],
+    ] {
+        let out = with_rules(&dir, &args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("32"), "{args:?}: {}", text(&out.stdout));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -116,11 +116,17 @@ pub fn simulate_until(
         vec![run_blocks(&shared)]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| run_blocks(&shared))).collect();
+            // Each thread as deep a stack as a resolution may need (`steps::RESOLUTION_STACK`).
+            let spawn = || {
+                std::thread::Builder::new()
+                    .stack_size(crate::steps::RESOLUTION_STACK)
+                    .spawn_scoped(s, || run_blocks(&shared))
+            };
+            let handles: Vec<_> = (0..threads).map(|_| spawn()).collect();
             handles
                 .into_iter()
                 .map(|h| {
-                    h.join().unwrap_or_else(|_| {
+                    h.map_err(|_| ()).and_then(|h| h.join().map_err(|_| ())).unwrap_or_else(|()| {
                         Err(Failed {
                             run: 0,
                             error: Error::Internal {

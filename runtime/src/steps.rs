@@ -10,6 +10,14 @@
 
 use crate::error::Error;
 
+/// The stack a thread that runs resolutions is given (reserved, not used, until a resolution
+/// goes deep). The checker bounds how deep a resolution goes: at most 32 calls, each inside at most
+/// 47 nested blocks, the innermost expression at most 64 deep; the interpreter's debug build needs
+/// under 32 MiB for that (`interp/tests/deep.rs`), release builds far less. The CLI runs its work,
+/// its exact odds and its simulations on threads this large; an application running rules text
+/// at those limits gives its own threads as much.
+pub const RESOLUTION_STACK: usize = 64 << 20;
+
 /// The most steps one resolution may take: far above any rules' (a long battle takes thousands),
 /// and reached in well under a second of compiled code.
 pub const MAX_STEPS: u64 = 10_000_000;

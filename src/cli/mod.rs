@@ -615,9 +615,12 @@ pub(crate) fn budgeted<T: Send>(budget: u64, work: impl FnOnce() -> Result<T, rt
     let result = std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel();
         let w = watch.clone();
-        s.spawn(move || {
-            let _ = tx.send(rt::with_watch(w, work));
-        });
+        // As deep a stack as a resolution may need; a thread that cannot start is the error below.
+        let _ = std::thread::Builder::new()
+            .stack_size(rt::RESOLUTION_STACK)
+            .spawn_scoped(s, move || {
+                let _ = tx.send(rt::with_watch(w, work));
+            });
         let mut bar: Option<indicatif::ProgressBar> = None;
         let result = loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
