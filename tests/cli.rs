@@ -975,3 +975,51 @@ fn odds_field_reports_only_the_outputs_asked_for() {
         stderr(&out)
     );
 }
+
+/// Issue 42: diagnostics name paths the user can open. From the folder above it, `check --rules
+/// rules/house` gave `house/sys/f.rules` (the folder's last name only); an absolute `--rules` gave
+/// the same. Paths are now relative to the working folder when the rules are under it, absolute
+/// otherwise; and one system's folder given as `--rules` says to pass the folder that holds it.
+#[test]
+fn diagnostic_paths_open_from_where_the_command_runs() {
+    let base = std::env::temp_dir().join(format!("rulebook-paths-{}", std::process::id()));
+    let sys = base.join("rules/house/sys");
+    std::fs::create_dir_all(&sys).unwrap();
+    std::fs::write(sys.join("f.rules"), "system sys \"S\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = y\n}\n").unwrap();
+    let base = std::fs::canonicalize(&base).unwrap();
+    let elsewhere = base.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let file_of = |rules: &str, from: &std::path::Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rulebook"))
+            .args(["check", "--json", "--rules", rules])
+            .current_dir(from)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (v["diagnostics"][0]["file"].as_str().unwrap_or("").to_string(), stderr(&out))
+    };
+    assert_eq!(file_of("rules/house", &base).0, "rules/house/sys/f.rules");
+    let absolute = base.join("rules/house");
+    assert_eq!(file_of(absolute.to_str().unwrap(), &base).0, "rules/house/sys/f.rules");
+    // Not under the working folder: absolute, whether given so or not.
+    let want = format!("{}/sys/f.rules", absolute.display());
+    assert_eq!(file_of(absolute.to_str().unwrap(), &elsewhere).0, want);
+    assert_eq!(file_of("../rules/house", &elsewhere).0, want);
+    let (_, err) = file_of("rules/house/sys", &base);
+    assert!(
+        err.contains("rules/house/sys is one system's folder") && err.contains("pass the folder that holds it, rules/house"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&base).ok();
+}
+
+/// Issue 42: `list` said `--set NAME=on` while `--help` said `=true`; one spelling everywhere.
+#[test]
+fn optional_rules_are_switched_on_one_way_everywhere() {
+    for args in [&["list", "starleader"][..], &["roll", "--help"], &["odds", "--help"]] {
+        let out = rulebook(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("--set NAME=true"), "{args:?}: {text}");
+        assert!(!text.contains("=on"), "{args:?}: {text}");
+    }
+}

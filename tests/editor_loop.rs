@@ -210,10 +210,14 @@ fn the_readme_diagnostic_is_what_check_prints() {
     let fire = dir.join("starleader/fire.rules");
     let text = std::fs::read_to_string(&fire).unwrap();
     std::fs::write(&fire, text.replacen("weapon.density", "weapon.densty", 1)).unwrap();
-    let out = rulebook(&["check", "--rules", &d]);
+    // Run from the folder that holds `my-rules`, as the README does: paths open from there.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(["check", "--rules", "my-rules"])
+        .current_dir(dir.parent().unwrap())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let printed = format!("{}{}", text_of(&out.stdout), text_of(&out.stderr));
-    // The folder is shown by its own name, as the README's `my-rules`.
     assert!(printed.contains(shown), "README shows\n{shown}\nbut check printed\n{printed}");
     assert!(printed.contains("help: did you mean `density`?"), "{printed}");
 }

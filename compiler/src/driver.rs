@@ -210,15 +210,33 @@ pub fn read_capped(path: &Path, limit: u64) -> std::io::Result<Result<Vec<u8>, O
     Ok(if bytes.len() as u64 > limit { Err(Oversized) } else { Ok(bytes) })
 }
 
+/// A rules folder as diagnostics name it, so that the paths they give open from where the
+/// command runs: relative to the working folder when the folder is under it (`rules/house`),
+/// absolute otherwise (`/home/me/house`, or `../house` made absolute).
+fn shown(root: &Path) -> String {
+    let full = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let here = std::env::current_dir().and_then(std::fs::canonicalize);
+    match here.as_deref().ok().and_then(|h| full.strip_prefix(h).ok()) {
+        Some(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Some(rel) => rel.display().to_string(),
+        None => full.display().to_string(),
+    }
+}
+
+/// `root` holds `.rules` files of its own: given where the folder of systems belongs, it is one
+/// system's folder (`load` found no system folder with rules in it).
+fn is_system_folder(root: &Path) -> bool {
+    std::fs::read_dir(root)
+        .map(|rd| rd.filter_map(|e| e.ok()).any(|e| e.path().extension().is_some_and(|x| x == "rules")))
+        .unwrap_or(false)
+}
+
 fn load(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>, Vec<Diagnostic>) {
     let mut bad_text = Vec::new();
     let mut sources = Vec::new();
     let mut read = vec![root.to_path_buf()];
     let mut problems = Vec::new();
-    let shown_root = root
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| root.display().to_string());
+    let shown_root = shown(root);
     let mut systems: Vec<PathBuf> = match std::fs::read_dir(root) {
         Ok(rd) => rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect(),
         Err(e) => {
@@ -270,7 +288,17 @@ fn load(root: &Path) -> (Vec<SourceFile>, Vec<PathBuf>, Vec<String>, Vec<Diagnos
         }
     }
     if sources.is_empty() && problems.is_empty() {
-        problems.push(format!("no `.rules` files under {}/<system>/", root.display()));
+        if is_system_folder(root) {
+            let parent = root.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let name = root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            problems.push(format!(
+                "{} is one system's folder (its `.rules` files are in it, not in a folder per system): pass the folder that holds it, {}, and the system is `{name}`",
+                root.display(),
+                parent.display()
+            ));
+        } else {
+            problems.push(format!("no `.rules` files under {}/<system>/", root.display()));
+        }
     }
     (sources, read, problems, bad_text)
 }

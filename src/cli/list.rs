@@ -84,7 +84,7 @@ fn cite(c: &str) -> String {
 fn write_system(s: &rt::SystemInfo, out: &mut dyn Write) -> Result<(), CliError> {
     writeln!(out, "{} — {}", s.name, s.title)?;
     if !s.options.is_empty() {
-        writeln!(out, "\noptional rules (switch on with --set NAME=on):")?;
+        writeln!(out, "\noptional rules (switch on with --set NAME=true):")?;
         let width = s.options.iter().map(|o| o.name.chars().count()).max().unwrap_or(0);
         for o in s.options {
             writeln!(out, "  {}  {}{}", pad(o.name, width), o.title, cite(o.cite))?;
