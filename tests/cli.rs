@@ -985,7 +985,11 @@ fn diagnostic_paths_open_from_where_the_command_runs() {
     let base = std::env::temp_dir().join(format!("rulebook-paths-{}", std::process::id()));
     let sys = base.join("rules/house/sys");
     std::fs::create_dir_all(&sys).unwrap();
-    std::fs::write(sys.join("f.rules"), "system sys \"S\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = y\n}\n").unwrap();
+    std::fs::write(
+        sys.join("f.rules"),
+        "system sys \"S\"\nresolver r \"R\" [1] {\n  out x: int\n  set x = y\n}\n",
+    )
+    .unwrap();
     let base = std::fs::canonicalize(&base).unwrap();
     let elsewhere = base.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();

@@ -227,7 +227,10 @@ fn shown(root: &Path) -> String {
 /// system's folder (`load` found no system folder with rules in it).
 fn is_system_folder(root: &Path) -> bool {
     std::fs::read_dir(root)
-        .map(|rd| rd.filter_map(|e| e.ok()).any(|e| e.path().extension().is_some_and(|x| x == "rules")))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .any(|e| e.path().extension().is_some_and(|x| x == "rules"))
+        })
         .unwrap_or(false)
 }
 
