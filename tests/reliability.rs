@@ -505,3 +505,49 @@ fn the_deepest_resolution_check_accepts_runs_in_every_verb() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `(i64::MIN) % -1` said "division by zero"; its remainder, 0, fits.
+#[test]
+fn the_remainder_of_the_least_number_by_minus_one_is_zero() {
+    let dir = rules_dir(
+        "rem",
+        "resolver m \"M\" [1] {\n  in a: int 0..1 = 0\n  out v: int = 1\n  var x = a\n  repeat up to 1 {\n    x = x - 9223372036854775807 - 1\n  }\n  set v = x % -1\n}\n",
+    );
+    let out = with_rules(&dir, &["roll", "hostile.m", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"]["v"], 0, "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `sim --until … --rounds 100000` with the default 1,000 runs said nothing for 59 s: its first
+/// batch was every run. Long runs are now timed over a first batch of at most half a second, and
+/// the estimate of the rest comes then.
+#[test]
+fn a_simulation_of_long_runs_says_how_long_at_once() {
+    use std::io::BufRead;
+    let dir = rules_dir(
+        "slow",
+        "resolver slow \"Slow\" [1] {\n  out n: int = 0\n  var k = 0\n  repeat up to 100000 {\n    repeat up to 4 {\n      k = k + 1\n    }\n  }\n  set n = k\n}\n",
+    );
+    let started = std::time::Instant::now();
+    let mut child = bin()
+        .args(["sim", "hostile.slow", "--threads", "1", "--rules"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let first = std::io::BufReader::new(stderr)
+        .lines()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let took = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first.starts_with("1000 runs: about ") && first.contains("runs/s"), "{first}");
+    assert!(took < std::time::Duration::from_secs(30), "the estimate came after {took:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
