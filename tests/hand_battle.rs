@@ -42,10 +42,6 @@ impl Dice for Logged {
     fn last_faces(&self) -> &[u16] {
         self.dice.last_faces()
     }
-
-    fn steps(&mut self) -> &mut rulebook::runtime::Steps {
-        self.dice.steps()
-    }
 }
 
 fn example(file: &str) -> BattleInputs {

@@ -86,7 +86,6 @@ struct FaceTree {
     depth: usize,
     faces: Vec<u16>,
     gave_up: bool,
-    steps: rulebook::runtime::Steps,
 }
 
 impl Dice for FaceTree {
@@ -114,10 +113,6 @@ impl Dice for FaceTree {
     fn last_faces(&self) -> &[u16] {
         &self.faces
     }
-
-    fn steps(&mut self) -> &mut rulebook::runtime::Steps {
-        &mut self.steps
-    }
 }
 
 fn brute(r: &rt::ResolverInfo, inputs: &rt::Inputs, limit: usize) -> Option<Result<BTreeMap<Value, BigRational>, Error>> {
@@ -126,7 +121,6 @@ fn brute(r: &rt::ResolverInfo, inputs: &rt::Inputs, limit: usize) -> Option<Resu
         depth: 0,
         faces: Vec::new(),
         gave_up: false,
-        steps: Default::default(),
     };
     let mut out: BTreeMap<Value, BigRational> = BTreeMap::new();
     for _ in 0..limit {
@@ -264,10 +258,6 @@ impl Dice for Recording {
     }
     fn last_faces(&self) -> &[u16] {
         self.seeded.last_faces()
-    }
-
-    fn steps(&mut self) -> &mut rulebook::runtime::Steps {
-        self.seeded.steps()
     }
 }
 

@@ -946,8 +946,8 @@ impl<'a> Gen<'a> {
             serialize_via_value(&format!("{cname}Outcome")),
             self.flatten_impl(&format!("{cname}Outcome"), &fields_of(r.outputs.iter().map(|p| (&p.name, &p.ty))))
         );
-        // The resolver: a call is a step (`rt::Steps`).
-        let mut body = self.step_at("Call", &r.at, "dice");
+        // The resolver: a call is a step (`rt::steps`).
+        let mut body = self.step_at("Call", &r.at);
         let _ = writeln!(body, "if T::ENABLED {{ trace.event(rt::Event::Enter {{ resolver: {}.to_string(), title: {}.to_string(), cite: {}.to_string() }}); }}", lit(&r.name), lit(&r.title), lit(&r.cite));
         let mut checks = String::new();
         for p in &r.inputs {
@@ -1057,8 +1057,8 @@ impl<'a> Gen<'a> {
         }
         f.arg("inp", format!("&{cname}Inputs"))
             .ret(format!("Result<{cname}Outcome, rt::Error>"))
-            // A resolution starts here: no steps taken yet (`rt::Steps`).
-            .line("rt::Dice::steps(dice).begin();")
+            // A resolution starts here: no steps taken yet (`rt::steps`).
+            .line("rt::steps::begin();")
             .line(format!(
                 "{body_fn}(dice, trace, {}&{}RtArgs{cname} {{ {} }})",
                 if uses_policy { "policy, " } else { "" },
@@ -1145,7 +1145,7 @@ impl<'a> Gen<'a> {
         self.fwd_loops.borrow_mut().clear();
         self.fwd_labels.set(0);
         self.fwd.set(true);
-        let mut body = self.step_at("Call", &r.at, "rt_e");
+        let mut body = self.step_at("Call", &r.at);
         body.push_str(checks);
         self.fwd_block(&r.body, &[], &mut body);
         body.push_str("Ok(())");
@@ -2502,8 +2502,8 @@ impl<'a> Gen<'a> {
 
     /// A loop's body: after any statement of it, the whole body may run again.
     fn loop_body(&self, body: &'a [Stmt], at: &str, o: &mut String) {
-        // Each turn is a step (`rt::Steps`), at the loop (`at`) whose body this is.
-        o.push_str(&self.step_at("Loop", at, if self.fwd.get() { "rt_e" } else { "dice" }));
+        // Each turn is a step (`rt::steps`), at the loop (`at`) whose body this is.
+        o.push_str(&self.step_at("Loop", at));
         let mut fresh = Vec::new();
         for s in body {
             s.declares(&mut fresh);
@@ -2519,12 +2519,12 @@ impl<'a> Gen<'a> {
         self.later.borrow_mut().pop();
     }
 
-    /// A step of the resolution (`rt::Steps::take`) at `at`, a loop or a call of the resolver being
-    /// written, on the steps of `dice` (the body's dice, or a forward pass's enumerator).
-    fn step_at(&self, kind: &str, at: &str, dice: &str) -> String {
+    /// A step of the resolution (`rt::steps::take`) at `at`, a loop or a call of the resolver being
+    /// written.
+    fn step_at(&self, kind: &str, at: &str) -> String {
         let r = &self.sys.resolvers[self.current.get()];
         format!(
-            "rt::Dice::steps({dice}).take(&rt::Site {{ kind: rt::SiteKind::{kind}, at: {}, system: {}, resolver: {} }})?;\n",
+            "rt::steps::take(&rt::Site {{ kind: rt::SiteKind::{kind}, at: {}, system: {}, resolver: {} }})?;\n",
             lit(at),
             lit(&self.sys.name),
             lit(&r.name)

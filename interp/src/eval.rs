@@ -343,8 +343,8 @@ impl Sys {
     /// Runs resolver `rid` on inputs already read (declaration order) and returns its outcome.
     pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[V]) -> Result<V, Error> {
         let r = &self.ir.resolvers[rid];
-        // A call is a step (`rt::Steps`), taken before anything else as generated code takes it.
-        dice.steps().take(&rt::Site {
+        // A call is a step (`rt::steps`), taken before anything else as generated code takes it.
+        rt::steps::take(&rt::Site {
             kind: rt::SiteKind::Call,
             at: &r.at,
             system: &self.ir.name,
@@ -405,9 +405,9 @@ impl Sys {
         Ok(V::record(r.outputs.iter().map(|p| p.name.as_str()).zip(f.out).collect()))
     }
 
-    /// A turn of the loop at `at` is a step (`rt::Steps`).
-    fn step_loop<D: rt::Dice + ?Sized>(&self, f: &Frame, at: &str, dice: &mut D) -> Result<(), Error> {
-        dice.steps().take(&rt::Site {
+    /// A turn of the loop at `at` is a step (`rt::steps`).
+    fn step_loop(&self, f: &Frame, at: &str) -> Result<(), Error> {
+        rt::steps::take(&rt::Site {
             kind: rt::SiteKind::Loop,
             at,
             system: &self.ir.name,
@@ -608,7 +608,7 @@ impl Sys {
             Stmt::Break => return Ok(Flow::Break),
             Stmt::Repeat { times, body, at } => {
                 for _ in 0..*times {
-                    self.step_loop(f, at, dice)?;
+                    self.step_loop(f, at)?;
                     match self.block(body, f, dice, trace)? {
                         Flow::Next => {}
                         Flow::Break => break,
@@ -619,7 +619,7 @@ impl Sys {
             Stmt::For { var, list: l, body, at } => {
                 let items = list(self.expr(l, f, trace)?)?;
                 for item in items {
-                    self.step_loop(f, at, dice)?;
+                    self.step_loop(f, at)?;
                     let mark = f.locals.len();
                     f.locals.push((var.as_str(), item));
                     let flow = self.block(body, f, dice, trace);

@@ -23,14 +23,14 @@ struct Interpreted {
 impl rt::Runner for Interpreted {
     fn run_traced(&self, dice: &mut dyn rt::Dice, trace: &mut rt::Recorder, inputs: &rt::Inputs) -> Result<rt::Value, rt::Error> {
         let typed = self.sys.read_inputs(self.rid, inputs)?;
-        // A resolution starts: no steps taken yet (`rt::Steps`), as a generated entry point begins.
-        dice.steps().begin();
+        // A resolution starts: no steps taken yet (`rt::steps`), as a generated entry point begins.
+        rt::steps::begin();
         Ok(self.sys.run(self.rid, dice, trace, &typed)?.to_value())
     }
 
     fn run_quiet(&self, dice: &mut dyn rt::Dice, trace: &mut rt::NoTrace, inputs: &rt::Inputs) -> Result<rt::Value, rt::Error> {
         let typed = self.sys.read_inputs(self.rid, inputs)?;
-        dice.steps().begin();
+        rt::steps::begin();
         Ok(self.sys.run(self.rid, dice, trace, &typed)?.to_value())
     }
 

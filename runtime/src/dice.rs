@@ -551,9 +551,6 @@ pub trait Dice {
     fn enumerator_any(&mut self) -> Option<&mut dyn std::any::Any> {
         None
     }
-    /// The steps of the resolution these dice are thrown for (`steps::Steps`): each source of dice
-    /// keeps the count, so every resolution, whatever its dice, ends.
-    fn steps(&mut self) -> &mut crate::steps::Steps;
 }
 
 /// Reproducible pseudo-random dice.
@@ -565,7 +562,6 @@ pub trait Dice {
 pub struct Seeded {
     rng: ChaCha8Rng,
     faces: Vec<u16>,
-    steps: crate::steps::Steps,
 }
 
 impl Seeded {
@@ -575,7 +571,6 @@ impl Seeded {
         Seeded {
             rng: ChaCha8Rng::from_seed(bytes),
             faces: Vec::new(),
-            steps: crate::steps::Steps::default(),
         }
     }
 
@@ -623,10 +618,6 @@ impl Dice for Seeded {
     fn last_faces(&self) -> &[u16] {
         &self.faces
     }
-
-    fn steps(&mut self) -> &mut crate::steps::Steps {
-        &mut self.steps
-    }
 }
 
 /// Dice whose faces are given in advance (e.g. `--dice 6,6,5,4`), consumed in order, exactly
@@ -636,7 +627,6 @@ pub struct Scripted {
     script: Vec<i64>,
     pos: usize,
     faces: Vec<u16>,
-    steps: crate::steps::Steps,
 }
 
 impl Scripted {
@@ -645,7 +635,6 @@ impl Scripted {
             script: faces,
             pos: 0,
             faces: Vec::new(),
-            steps: crate::steps::Steps::default(),
         }
     }
 
@@ -737,9 +726,5 @@ impl Dice for Scripted {
 
     fn last_faces(&self) -> &[u16] {
         &self.faces
-    }
-
-    fn steps(&mut self) -> &mut crate::steps::Steps {
-        &mut self.steps
     }
 }

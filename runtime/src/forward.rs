@@ -165,6 +165,10 @@ pub fn enumerate_forward<O: Ord + Clone>(
     }
     let mut e = Enumerator::with_shared_memo(false);
     e.limit = limit;
+    // The pass is one resolution's steps, all its paths together: past the limit it fails, and the
+    // replay below counts path by path.
+    let _outer = crate::steps::Nested::new();
+    crate::steps::begin();
     let mut sink = Sink::new(&e, limit, To::Keep(Leaves::default()));
     let walked = fwd(&mut e, &mut sink);
     e.share_memo();
@@ -200,6 +204,9 @@ pub(crate) fn forward_walk<O: Ord>(
     to: &mut HandOn<'_, O>,
 ) -> Result<(), Error> {
     e.limit = limit;
+    // A callee's pass counts its own steps; the caller's come back after it.
+    let _caller = crate::steps::Nested::new();
+    crate::steps::begin();
     f(e, &mut Sink::new(e, limit, To::HandOn(to)))
 }
 

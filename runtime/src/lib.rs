@@ -51,7 +51,7 @@ pub use registry::{
 };
 pub use sim::{exact_shares, run_seed, simulate, simulate_range, simulate_until, Estimate, Tally, Until, MAX_HISTOGRAM_VALUES};
 pub use sorted::{sorted_view, SortedView};
-pub use steps::{Site, SiteKind, Steps, MAX_STEPS, RESOLUTION_STACK};
+pub use steps::{Site, SiteKind, MAX_STEPS, RESOLUTION_STACK};
 pub use tally::{PrepareFn, Prepared};
 pub use text::Text;
 pub use trace::{Event, NoTrace, Recorder, Trace};

@@ -508,9 +508,6 @@ pub struct Enumerator {
     pub(crate) nested: bool,
     /// The leaf limit of the enumeration under way, which a callee's enumeration keeps.
     pub(crate) limit: u64,
-    /// The steps of the path under way (a forward pass: of the whole pass, which falls back to the
-    /// replay, path by path, when it takes too many).
-    steps: crate::steps::Steps,
 }
 
 impl Default for Enumerator {
@@ -539,7 +536,6 @@ impl Enumerator {
             memo: Memo::default(),
             nested: false,
             limit: MAX_LEAVES,
-            steps: crate::steps::Steps::default(),
         }
     }
 
@@ -559,7 +555,8 @@ impl Enumerator {
 
     fn start_leaf(&mut self) {
         self.depth = 0;
-        self.steps.begin();
+        // Each path is a resolution of its own (`steps`).
+        crate::steps::begin();
     }
 
     /// Stores the weight of the path through the roll or call at `depth`, whose own branch has
@@ -859,10 +856,6 @@ impl Dice for Enumerator {
 
     fn last_faces(&self) -> &[u16] {
         &[]
-    }
-
-    fn steps(&mut self) -> &mut crate::steps::Steps {
-        &mut self.steps
     }
 }
 
@@ -1374,6 +1367,8 @@ fn walk<O, F: FnMut(&mut Enumerator) -> Result<O, Error>>(
 ) -> Result<(), Error> {
     let mut leaves: u64 = 0;
     e.limit = limit;
+    // An enumeration inside a resolution (a callee's) gives the resolution its count back.
+    let _outer = e.nested.then(crate::steps::Nested::new);
     let watch = crate::watch::current_watch();
     loop {
         leaves += 1;

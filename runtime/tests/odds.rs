@@ -15,7 +15,6 @@ struct FaceTree {
     path: Vec<(u16, u16)>,
     depth: usize,
     faces: Vec<u16>,
-    steps: rulebook_runtime::Steps,
 }
 
 impl Dice for FaceTree {
@@ -48,10 +47,6 @@ impl Dice for FaceTree {
     fn last_faces(&self) -> &[u16] {
         &self.faces
     }
-
-    fn steps(&mut self) -> &mut rulebook_runtime::Steps {
-        &mut self.steps
-    }
 }
 
 fn brute<O: Ord>(mut f: impl FnMut(&mut dyn Dice) -> Result<O, Error>) -> BTreeMap<O, BigRational> {
@@ -59,7 +54,6 @@ fn brute<O: Ord>(mut f: impl FnMut(&mut dyn Dice) -> Result<O, Error>) -> BTreeM
         path: Vec::new(),
         depth: 0,
         faces: Vec::new(),
-        steps: Default::default(),
     };
     let mut out: BTreeMap<O, BigRational> = BTreeMap::new();
     loop {

@@ -64,7 +64,6 @@ pub struct AskingDice<F> {
     ask: F,
     faces: Vec<u16>,
     stopped: Option<String>,
-    steps: rt::Steps,
 }
 
 impl<F: FnMut(&Request) -> Result<Vec<i64>, String>> AskingDice<F> {
@@ -73,7 +72,6 @@ impl<F: FnMut(&Request) -> Result<Vec<i64>, String>> AskingDice<F> {
             ask,
             faces: Vec::new(),
             stopped: None,
-            steps: rt::Steps::default(),
         }
     }
 
@@ -153,10 +151,6 @@ impl<F: FnMut(&Request) -> Result<Vec<i64>, String>> Dice for AskingDice<F> {
 
     fn last_faces(&self) -> &[u16] {
         &self.faces
-    }
-
-    fn steps(&mut self) -> &mut rt::Steps {
-        &mut self.steps
     }
 }
 
