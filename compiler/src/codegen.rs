@@ -946,8 +946,8 @@ impl<'a> Gen<'a> {
             serialize_via_value(&format!("{cname}Outcome")),
             self.flatten_impl(&format!("{cname}Outcome"), &fields_of(r.outputs.iter().map(|p| (&p.name, &p.ty))))
         );
-        // The resolver: a call is a step (`rt::steps`).
-        let mut body = self.step_at("Call", &r.at);
+        // The resolver: a call is a step (`rt::steps`), of a resolver that loops or calls.
+        let mut body = self.call_step(r);
         let _ = writeln!(body, "if T::ENABLED {{ trace.event(rt::Event::Enter {{ resolver: {}.to_string(), title: {}.to_string(), cite: {}.to_string() }}); }}", lit(&r.name), lit(&r.title), lit(&r.cite));
         let mut checks = String::new();
         for p in &r.inputs {
@@ -1145,7 +1145,7 @@ impl<'a> Gen<'a> {
         self.fwd_loops.borrow_mut().clear();
         self.fwd_labels.set(0);
         self.fwd.set(true);
-        let mut body = self.step_at("Call", &r.at);
+        let mut body = self.call_step(r);
         body.push_str(checks);
         self.fwd_block(&r.body, &[], &mut body);
         body.push_str("Ok(())");
@@ -2517,6 +2517,15 @@ impl<'a> Gen<'a> {
         });
         self.block(body, o);
         self.later.borrow_mut().pop();
+    }
+
+    /// The step a call of `r` takes (`ir::takes_steps`), or nothing.
+    fn call_step(&self, r: &ResolverDef) -> String {
+        if crate::ir::takes_steps(&r.body) {
+            self.step_at("Call", &r.at)
+        } else {
+            String::new()
+        }
     }
 
     /// A step of the resolution (`rt::steps::take`) at `at`, a loop or a call of the resolver being

@@ -680,6 +680,17 @@ pub fn each_stmt<'a>(body: &'a [Stmt], mut f: impl FnMut(&'a Stmt)) {
     }
 }
 
+/// Does a call of a resolver with this body take a step (`rt::steps`)? Only when the body loops or
+/// calls: a body that does neither runs each of its statements at most once, so its work is
+/// bounded by its text, and the step of the loop turn or the call that reached it bounds the rest.
+pub fn takes_steps(body: &[Stmt]) -> bool {
+    let mut found = false;
+    each_stmt(body, |s| {
+        found |= matches!(s, Stmt::Repeat { .. } | Stmt::For { .. } | Stmt::Call { .. })
+    });
+    found
+}
+
 /// For each call in `body` (by its local): the fields of its outcome read anywhere in `body`, or
 /// `None` when the outcome is read whole (a `let` of it, say).
 pub fn call_reads(body: &[Stmt]) -> std::collections::BTreeMap<String, Option<std::collections::BTreeSet<String>>> {

@@ -27,6 +27,8 @@ pub struct Sys {
     /// the table's rows, which exact odds branch over (`Dice::roll_classed`), as generated code
     /// does.
     classed_rolls: std::collections::BTreeMap<usize, Vec<(i64, i64)>>,
+    /// Per resolver: does a call of it take a step (`ir::takes_steps`)?
+    takes_steps: Vec<bool>,
 }
 
 /// The call statements of `sys` that generated code makes through `rt::memo_call` (a callee
@@ -215,6 +217,7 @@ impl Sys {
             rows,
             memo_calls: memo_calls(ir),
             classed_rolls: classed_rolls(ir),
+            takes_steps: ir.resolvers.iter().map(|r| ir::takes_steps(&r.body)).collect(),
         }
     }
 
@@ -343,13 +346,16 @@ impl Sys {
     /// Runs resolver `rid` on inputs already read (declaration order) and returns its outcome.
     pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[V]) -> Result<V, Error> {
         let r = &self.ir.resolvers[rid];
-        // A call is a step (`rt::steps`), taken before anything else as generated code takes it.
-        rt::steps::take(&rt::Site {
-            kind: rt::SiteKind::Call,
-            at: &r.at,
-            system: &self.ir.name,
-            resolver: &r.name,
-        })?;
+        // A call of a resolver that loops or calls is a step (`rt::steps`), taken before anything
+        // else as generated code takes it.
+        if self.takes_steps.get(rid).copied().unwrap_or(true) {
+            rt::steps::take(&rt::Site {
+                kind: rt::SiteKind::Call,
+                at: &r.at,
+                system: &self.ir.name,
+                resolver: &r.name,
+            })?;
+        }
         if T::ENABLED {
             trace.event(Event::Enter {
                 resolver: r.name.clone(),

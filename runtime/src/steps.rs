@@ -1,5 +1,5 @@
 //! The step limit: every resolution ends. A step is one turn of a loop (`repeat`, `for`) or one
-//! call of a resolver; a resolution may take at most [`MAX_STEPS`], counted the same way by both
+//! call of a resolver that itself loops or calls (`ir::takes_steps`); a resolution may take at most [`MAX_STEPS`], counted the same way by both
 //! backends, so a seeded result is the same on every machine, and a resolution that would run
 //! for hours stops with an error naming the loop's rules line.
 //!
