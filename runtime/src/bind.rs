@@ -250,30 +250,6 @@ fn plain_yaml_message(message: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod yaml_tests {
-    use super::*;
-
-    /// Issue 44: a huge integer leaked serde's "as u128", with items numbered from 0; a leading
-    /// byte-order mark was "more than one document"; 200 KB of `[` took a minute.
-    #[test]
-    fn input_yaml_problems_in_plain_words() {
-        let e = parse_yaml("gadgets: [Syter, 99999999999999999999999]\n").unwrap_err();
-        assert_eq!(
-            e.message,
-            "gadgets item 2: the number 99999999999999999999999 is too large: whole numbers go from -9223372036854775808 to 9223372036854775807"
-        );
-        assert_eq!(e.at, Some((1, 18)));
-        assert!(parse_yaml("\u{feff}a: 1\n").is_ok());
-        let deep = format!("a: {}", "[".repeat(200_000));
-        let e = parse_yaml(&deep).unwrap_err();
-        assert_eq!((e.message.as_str(), e.at), ("brackets nested more than 100 deep", Some((1, 104))));
-        // Brackets in quotes and comments do not count; a plain scalar's do.
-        let quoted = format!("a: '{}'\nb: \"{}\\\"\" # {}\n", "[".repeat(300), "{".repeat(300), "[".repeat(300));
-        assert!(parse_yaml(&quoted).is_ok(), "{:?}", parse_yaml(&quoted));
-    }
-}
-
 /// Where YAML text first opens a flow bracket (`[` or `{`) past `max` open ones, as a 1-based
 /// line and column; quoted text and comments are skipped. Brackets inside a plain scalar of a
 /// block (`a[b`) are counted too: only a text with over `max` of them unclosed is refused.
@@ -558,4 +534,28 @@ pub fn bind_inputs(r: &ResolverInfo, sets: &[(String, String)], yaml: Option<&se
         out.insert(input.name.to_string(), v);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod yaml_tests {
+    use super::*;
+
+    /// Issue 44: a huge integer leaked serde's "as u128", with items numbered from 0; a leading
+    /// byte-order mark was "more than one document"; 200 KB of `[` took a minute.
+    #[test]
+    fn input_yaml_problems_in_plain_words() {
+        let e = parse_yaml("gadgets: [Syter, 99999999999999999999999]\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "gadgets item 2: the number 99999999999999999999999 is too large: whole numbers go from -9223372036854775808 to 9223372036854775807"
+        );
+        assert_eq!(e.at, Some((1, 18)));
+        assert!(parse_yaml("\u{feff}a: 1\n").is_ok());
+        let deep = format!("a: {}", "[".repeat(200_000));
+        let e = parse_yaml(&deep).unwrap_err();
+        assert_eq!((e.message.as_str(), e.at), ("brackets nested more than 100 deep", Some((1, 104))));
+        // Brackets in quotes and comments do not count; a plain scalar's do.
+        let quoted = format!("a: '{}'\nb: \"{}\\\"\" # {}\n", "[".repeat(300), "{".repeat(300), "[".repeat(300));
+        assert!(parse_yaml(&quoted).is_ok(), "{:?}", parse_yaml(&quoted));
+    }
 }

@@ -693,9 +693,19 @@ fn wilson(k: u64, n: u64) -> Estimate {
     // end at exactly 0 or 1 (an exact 1/1 lies inside, not above 0.9999999999999999).
     Estimate {
         value: p,
-        low: if k == 0.0 { 0.0 } else { (centre - half).next_down().max(0.0) },
-        high: if k == n { 1.0 } else { (centre + half).next_up().min(1.0) },
+        low: if k == 0.0 { 0.0 } else { one_ulp(centre - half, false).max(0.0) },
+        high: if k == n { 1.0 } else { one_ulp(centre + half, true).min(1.0) },
     }
+}
+
+/// `x` (between 0 and 1) moved by one unit in the last place, up or down (`f64::next_up` and
+/// `next_down` are newer than the Rust this crate builds with).
+fn one_ulp(x: f64, up: bool) -> f64 {
+    if !(x > 0.0) || !x.is_finite() {
+        return x.max(0.0);
+    }
+    let bits = x.to_bits();
+    f64::from_bits(if up { bits + 1 } else { bits - 1 })
 }
 
 /// Where field `path` is in `fields` (kept in the order runs meet them): at `guess`, where the
