@@ -244,6 +244,14 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "Err(StepLimit { limit: 10000000, at: \"the loop at corpus/ok/ok_runaway.rules:10:7 in ok_runaway.nested\" })",
         "Err(ListTooLong { limit: 100000 })",
         "note: the trace is cut here: it keeps at most 100000 events; the resolution went on, and its outcome is whole\nquiet Ok(Record([(\"total\", Int(140000))]))",
+        // What a body means (`ok/semantics.rules`, issue 39): a `??` fallback evaluated only when
+        // needed (no division by zero, no table row with `a` set); a group of `require`s
+        // stopping where it ends, with every failure of the group (the division after it never
+        // runs), and a later `require` stopping before the statement after it.
+        "fallback — Lazy fallback [Corpus 1]\n  set v = 3 ",
+        "set v = 6                                         [Corpus 1]\n  row band[6] → 2..6 => 0 ",
+        "message: \"load 11 is above the cap 1\" }, Violation { cite: \"Corpus 3\", message: \"the cap 1 is too low\" }] })\nlimits — Limits [Corpus 2]\nquiet Err(",
+        "  set rate = 12                                     [Corpus 2]\nquiet Err(Rejected { violations: [Violation { cite: \"Corpus 4\", message: \"rate 12 too high\" }] })",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -331,7 +339,7 @@ fn newer_const() -> String {
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 20;
+const NEWER_COUNT: usize = 24;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -362,4 +370,8 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_runaway.nested", &[], &[]),
     ("ok_runaway.doubling", &[], &[]),
     ("ok_runaway.chatty", &[], &[]),
+    ("ok_semantics.fallback", &[], &[]),
+    ("ok_semantics.fallback", &[("a", "-"), ("b", "2")], &[]),
+    ("ok_semantics.limits", &[("gravity", "0"), ("loads", "10, 11"), ("cap", "1")], &[]),
+    ("ok_semantics.limits", &[("gravity", "1")], &[]),
 ];

@@ -133,8 +133,9 @@ struct Gen<'a> {
     fwd_loops: std::cell::RefCell<Vec<String>>,
     /// Loops over values written so far in the resolver's forward pass: names their labels.
     fwd_labels: std::cell::Cell<usize>,
-    /// Does the resolver being written collect failed `require`s (`violations`)?
-    requires: std::cell::Cell<bool>,
+    /// Writing a check (`ir::is_check`): its blocks belong to its group, which declares the
+    /// failed `require`s (`violations`) before it and stops after it.
+    checking: std::cell::Cell<bool>,
     /// Writing the body of a resolver that is not a policy (`rt_body_<name>`), which holds its
     /// `RtArgs…` to change: a list input read no more may be taken (`rt::Arg::take`), to be the
     /// body's own list or given to a callee.
@@ -174,7 +175,7 @@ impl<'a> Gen<'a> {
             fwd_loops: Default::default(),
             fwd_labels: Default::default(),
             owns_args: Default::default(),
-            requires: Default::default(),
+            checking: Default::default(),
             odds_fns: Default::default(),
             current: Default::default(),
         }
@@ -973,12 +974,6 @@ impl<'a> Gen<'a> {
             })
             .collect();
         let _ = writeln!(checks, "let mut out = {cname}Outcome {{ {} }};", inits.join(" "));
-        // Every failed `require` is collected, so the user sees all broken limits at once.
-        let has_requires = contains_require(&r.body);
-        self.requires.set(has_requires);
-        if has_requires {
-            checks.push_str("let mut violations: Option<Vec<rt::Violation>> = None;\n");
-        }
         for f in self.deferred.borrow().keys() {
             let _ = writeln!(checks, "let mut rt_keep_{f} = false;");
         }
@@ -2075,7 +2070,7 @@ impl<'a> Gen<'a> {
                     });
                 }
             }
-            self.stmt(s, o);
+            self.grouped(stmts, i, o);
             self.later.borrow_mut().truncate(depth);
             if let Stmt::Var { var, .. } = s {
                 self.fwd_vars.borrow_mut().push(var.clone());
@@ -2155,12 +2150,9 @@ impl<'a> Gen<'a> {
     }
 
     /// The body of a loop over values, opened by the caller: what the body changes (the outcome,
-    /// the failed `require`s, the `var` locals) starts each value as it was before the loop.
+    /// the `var` locals) starts each value as it was before the loop.
     fn fwd_iteration(&self, label: &str, o: &mut String, body: &dyn Fn(&mut String)) {
         o.push_str("let mut out = out.clone();\n");
-        if self.requires.get() {
-            o.push_str("let mut violations = violations.clone();\n");
-        }
         for f in self.deferred.borrow().keys() {
             let _ = writeln!(o, "let mut rt_keep_{f} = rt_keep_{f};");
         }
@@ -2181,7 +2173,7 @@ impl<'a> Gen<'a> {
     }
 
     /// The end of the resolver's body, in both passes: an output still holding its input's value
-    /// gets it now, once; failed `require`s are the error. A body that holds its arguments
+    /// gets it now, once. A body that holds its arguments
     /// (`owned`: not a policy's, not a forward pass, whose leaves share them) takes the input
     /// (`rt::Arg::take`: a given list is moved, not copied; a battle step hands its army on so)
     /// unless another output keeps the same input too.
@@ -2195,9 +2187,6 @@ impl<'a> Gen<'a> {
                 format!("(*inp.{}).to_vec()", raw_ident(i))
             };
             let _ = writeln!(o, "if rt_keep_{f} {{ out.{} = {value}; }}", raw_ident(f));
-        }
-        if self.requires.get() {
-            o.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
         }
     }
 
@@ -2462,7 +2451,7 @@ impl<'a> Gen<'a> {
     }
 
     fn block(&self, stmts: &'a [Stmt], o: &mut String) {
-        for (i, s) in stmts.iter().enumerate() {
+        for (i, _) in stmts.iter().enumerate() {
             // A `return` further on in this block ends the resolver there: nothing after it, here
             // or in the blocks around, runs.
             let rest = &stmts[i + 1..];
@@ -2484,8 +2473,27 @@ impl<'a> Gen<'a> {
                 },
             };
             self.later.borrow_mut().push(later);
-            self.stmt(s, o);
+            self.grouped(stmts, i, o);
             self.later.borrow_mut().pop();
+        }
+    }
+
+    /// `stmts[i]`, in its group of checks (`ir::is_check`) when it is one and not inside another:
+    /// the group's first check declares its failed `require`s, and after its last they stop the
+    /// resolution (`docs/dsl.md`, "`require`").
+    fn grouped(&self, stmts: &'a [Stmt], i: usize, o: &mut String) {
+        let s = &stmts[i];
+        let group = !self.checking.get() && is_check(s);
+        if group && (i == 0 || !is_check(&stmts[i - 1])) {
+            o.push_str("let mut violations: Option<Vec<rt::Violation>> = None;\n");
+        }
+        self.checking.set(self.checking.get() || group);
+        self.stmt(s, o);
+        if group {
+            self.checking.set(false);
+            if ends_checks(s, stmts.get(i + 1)) {
+                o.push_str("if let Some(violations) = violations { return Err(rt::Error::Rejected { violations }); }\n");
+            }
         }
     }
 
@@ -3552,25 +3560,24 @@ impl<'a> Gen<'a> {
         match op {
             BinOp::And => format!("({x} && {y})"),
             BinOp::Or => format!("({x} || {y})"),
+            // The fallback is evaluated only when needed (`docs/dsl.md`, "Optional values"): a
+            // `match`, not `unwrap_or`, and not a closure, since the fallback may return an error
+            // from the resolver; by reference where the value is not `Copy`, so a value inside an
+            // input or record is cloned, not moved.
             BinOp::Coalesce => {
-                if matches!(b.ty, Ty::Opt(_)) {
+                let copy = is_copy(&e.ty);
+                let v = if copy { "v" } else { "v.clone()" };
+                let (some, fallback) = if matches!(b.ty, Ty::Opt(_)) {
                     // Both optional: the first that is set.
-                    return if is_copy(&e.ty) {
-                        format!("({x}).or({y})")
-                    } else {
-                        format!("(match &{x} {{ Some(v) => Some(v.clone()), None => {} }})", self.owned(&y, &b.ty))
-                    };
-                }
-                if e.ty == Ty::Dec && a.ty == Ty::Opt(Box::new(Ty::Int)) {
+                    (format!("Some({v})"), self.owned(&y, &b.ty))
+                } else if e.ty == Ty::Dec && a.ty == Ty::Opt(Box::new(Ty::Int)) {
                     // `int? ?? decimal`: the whole number, when set, as an exact decimal.
-                    format!("({x}).map(rt::Dec::from_int).unwrap_or({y})")
-                } else if is_copy(&e.ty) {
-                    format!("({x}).unwrap_or({y})")
+                    (format!("rt::Dec::from_int({v})"), y)
                 } else {
-                    // A match, not a closure: the fallback may return an error from the resolver; and
-                    // by reference, so a value inside an input or record is cloned, not moved.
-                    format!("(match &{x} {{ Some(v) => v.clone(), None => {} }})", self.owned(&y, &e.ty))
-                }
+                    (v.to_string(), self.owned(&y, &e.ty))
+                };
+                let scrutinee = if copy { x } else { format!("&{x}") };
+                format!("(match {scrutinee} {{ Some(v) => {some}, None => {fallback} }})")
             }
             BinOp::Add if matches!(e.ty, Ty::List(_)) => {
                 // Lists built for the sum are taken as they are; lists in places are copied.
@@ -3723,16 +3730,6 @@ impl<'a> Gen<'a> {
     fn const_text(&self, c: &Const) -> String {
         self.sys.const_text(c)
     }
-}
-
-fn contains_require(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Require { .. } => true,
-        Stmt::If { arms, otherwise } => arms.iter().any(|(_, b)| contains_require(b)) || contains_require(otherwise),
-        Stmt::Match { arms, .. } => arms.iter().any(|(_, b)| contains_require(b)),
-        Stmt::Repeat { body, .. } | Stmt::For { body, .. } => contains_require(body),
-        _ => false,
-    })
 }
 
 /// A value read from a static table row, as the expression type (static text becomes `rt::Text`).

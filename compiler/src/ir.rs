@@ -683,6 +683,34 @@ pub fn each_stmt<'a>(body: &'a [Stmt], mut f: impl FnMut(&'a Stmt)) {
 /// Does a call of a resolver with this body take a step (`rt::steps`)? Only when the body loops or
 /// calls: a body that does neither runs each of its statements at most once, so its work is
 /// bounded by its text, and the step of the loop turn or the call that reached it bounds the rest.
+/// Is `s` a check: a `require`, or an `if`, `match`, `for` or `repeat` whose blocks hold only
+/// checks? Consecutive checks are one group: every one of them runs, and then a failed `require`
+/// among them stops the resolution (`docs/dsl.md`, "`require`"). Both backends stop there.
+pub fn is_check(s: &Stmt) -> bool {
+    match s {
+        Stmt::Require { .. } => true,
+        Stmt::If { arms, otherwise } => {
+            let mut blocks = arms.iter().map(|(_, b)| b.as_slice()).chain([otherwise.as_slice()]);
+            checks_only(blocks.clone()) && blocks.any(|b| !b.is_empty())
+        }
+        Stmt::Match { arms, .. } => {
+            checks_only(arms.iter().map(|(_, b)| b.as_slice())) && arms.iter().any(|(_, b)| !b.is_empty())
+        }
+        Stmt::For { body, .. } | Stmt::Repeat { body, .. } => !body.is_empty() && body.iter().all(is_check),
+        _ => false,
+    }
+}
+
+fn checks_only<'a>(mut blocks: impl Iterator<Item = &'a [Stmt]>) -> bool {
+    blocks.all(|b| b.iter().all(is_check))
+}
+
+/// Does the group of checks that `s` belongs to end with `s`, the statement before `next`? Its
+/// failed `require`s stop the resolution there.
+pub fn ends_checks(s: &Stmt, next: Option<&Stmt>) -> bool {
+    is_check(s) && !next.is_some_and(is_check)
+}
+
 pub fn takes_steps(body: &[Stmt]) -> bool {
     let mut found = false;
     each_stmt(body, |s| {

@@ -2,9 +2,10 @@
 //! events, errors and evaluation order as the Rust that `codegen` generates from the same IR.
 //!
 //! Values are `V` (`rt::Value` with shared lists and records), in exactly the form generated
-//! `to_value` gives. Where the generated code evaluates in a particular order
-//! (arguments before a table lookup, a record's updates before its base, both sides of an eager
-//! `??`), this file does the same, so a trace matches event for event.
+//! `to_value` gives. The order in which things are evaluated (arguments before a table lookup, a
+//! record's updates before its base, a `??` fallback only when needed, a group of `require`s
+//! stopping where it ends) is the one `docs/dsl.md` defines, which `codegen` follows too, so a
+//! trace matches event for event.
 
 use crate::value::V;
 use rt::{Dec, Error, Event, Trace, Value};
@@ -78,7 +79,10 @@ struct Frame<'a> {
     inputs: &'a [V],
     out: Vec<V>,
     locals: Vec<(&'static str, V)>,
+    /// The failed `require`s of the group of checks running now.
     violations: Option<Vec<rt::Violation>>,
+    /// Is a check (`ir::is_check`) running: its blocks belong to its group?
+    checking: bool,
 }
 
 impl Frame<'_> {
@@ -158,15 +162,6 @@ fn list(v: V) -> Result<Vec<V>, Error> {
 fn field<'v>(v: &'v V, name: &str) -> Result<&'v V, Error> {
     v.field(name)
         .ok_or_else(|| Error::internal(format!("interpreter: no field `{name}` in {v}")))
-}
-
-/// Types whose generated Rust is `Copy`: `??` evaluates its fallback eagerly for these.
-fn is_copy(t: &Ty) -> bool {
-    match t {
-        Ty::Int | Ty::Dec | Ty::Bool | Ty::Enum(_) | Ty::Key(_) | Ty::Row(_) => true,
-        Ty::Opt(i) => is_copy(i),
-        _ => false,
-    }
 }
 
 fn add_mod(var: &V, m: &V) -> Result<V, Error> {
@@ -400,11 +395,9 @@ impl Sys {
             out,
             locals: Vec::new(),
             violations: None,
+            checking: false,
         };
         self.block(&r.body, &mut f, dice, trace)?;
-        if let Some(violations) = f.violations {
-            return Err(Error::Rejected { violations });
-        }
         if T::ENABLED {
             trace.event(Event::Exit { resolver: r.name.clone() });
         }
@@ -431,8 +424,19 @@ impl Sys {
     ) -> Result<Flow, Error> {
         let mark = f.locals.len();
         let mut flow = Flow::Next;
-        for s in stmts {
-            flow = self.stmt(s, f, dice, trace)?;
+        for (i, s) in stmts.iter().enumerate() {
+            // A group of checks (`ir::is_check`) not inside another: its failed `require`s stop
+            // the resolution where the group ends.
+            let group = !f.checking && ir::is_check(s);
+            f.checking |= group;
+            let done = self.stmt(s, f, dice, trace);
+            f.checking &= !group;
+            flow = done?;
+            if group && !stmts.get(i + 1).is_some_and(ir::is_check) {
+                if let Some(violations) = f.violations.take() {
+                    return Err(Error::Rejected { violations });
+                }
+            }
             if !matches!(flow, Flow::Next) {
                 break;
             }
@@ -1311,24 +1315,13 @@ impl Sys {
                 }
                 Ok(V::Bool(boolean(&self.expr(b, f, trace)?)?))
             }
-            BinOp::Coalesce => {
-                let x = self.expr(a, f, trace)?;
-                // Generated `x.unwrap_or(y)` / `x.or(y)` on Copy types evaluates `y` first-hand;
-                // other types use a `match`, which evaluates it only when `x` is none.
-                if is_copy(&e.ty) {
-                    let y = self.expr(b, f, trace)?;
-                    Ok(match x {
-                        V::None => y,
-                        // `int? ?? decimal`: the whole number as an exact decimal.
-                        V::Int(i) if e.ty == Ty::Dec => V::Dec(Dec::from_int(i)),
-                        x => x,
-                    })
-                } else if x == V::None {
-                    self.expr(b, f, trace)
-                } else {
-                    Ok(x)
-                }
-            }
+            BinOp::Coalesce => match self.expr(a, f, trace)? {
+                // The fallback is evaluated only when needed (`docs/dsl.md`, "Optional values").
+                V::None => self.expr(b, f, trace),
+                // `int? ?? decimal`: the whole number as an exact decimal.
+                V::Int(i) if e.ty == Ty::Dec => Ok(V::Dec(Dec::from_int(i))),
+                x => Ok(x),
+            },
             _ => {
                 let x = self.expr(a, f, trace)?;
                 let y = self.expr(b, f, trace)?;
