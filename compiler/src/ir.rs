@@ -693,9 +693,7 @@ pub fn is_check(s: &Stmt) -> bool {
             let mut blocks = arms.iter().map(|(_, b)| b.as_slice()).chain([otherwise.as_slice()]);
             checks_only(blocks.clone()) && blocks.any(|b| !b.is_empty())
         }
-        Stmt::Match { arms, .. } => {
-            checks_only(arms.iter().map(|(_, b)| b.as_slice())) && arms.iter().any(|(_, b)| !b.is_empty())
-        }
+        Stmt::Match { arms, .. } => checks_only(arms.iter().map(|(_, b)| b.as_slice())) && arms.iter().any(|(_, b)| !b.is_empty()),
         Stmt::For { body, .. } | Stmt::Repeat { body, .. } => !body.is_empty() && body.iter().all(is_check),
         _ => false,
     }

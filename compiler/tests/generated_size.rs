@@ -28,12 +28,7 @@ fn measure() -> Vec<(String, usize, usize, usize)> {
     let mut sizes: Vec<(String, usize, usize, usize)> = Vec::new();
     for line in code.split_inclusive('\n') {
         if let Some(name) = line.strip_prefix("pub mod ").and_then(|l| l.strip_suffix(" {\n")) {
-            let text: usize = c
-                .sources
-                .iter()
-                .filter(|s| s.system == name)
-                .map(|s| s.text.lines().count())
-                .sum();
+            let text: usize = c.sources.iter().filter(|s| s.system == name).map(|s| s.text.lines().count()).sum();
             sizes.push((name.to_string(), 0, 0, text));
         }
         if let Some(last) = sizes.last_mut() {
@@ -47,19 +42,32 @@ fn measure() -> Vec<(String, usize, usize, usize)> {
 #[test]
 fn generated_code_stays_under_its_ceiling() {
     let sizes = measure();
-    println!("{:<12} {:>9} {:>11} {:>11} {:>9}", "system", "lines", "bytes", "rules lines", "per line");
+    println!(
+        "{:<12} {:>9} {:>11} {:>11} {:>9}",
+        "system", "lines", "bytes", "rules lines", "per line"
+    );
     for (name, lines, bytes, text) in &sizes {
-        println!("{name:<12} {lines:>9} {bytes:>11} {text:>11} {:>9.1}", *lines as f64 / (*text).max(1) as f64);
+        println!(
+            "{name:<12} {lines:>9} {bytes:>11} {text:>11} {:>9.1}",
+            *lines as f64 / (*text).max(1) as f64
+        );
     }
     let total: usize = sizes.iter().map(|s| s.1).sum();
     let bytes: usize = sizes.iter().map(|s| s.2).sum();
     println!("{:<12} {total:>9} {bytes:>11}", "total");
     let mut names: Vec<&str> = sizes.iter().map(|s| s.0.as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, CEILINGS.map(|c| c.0), "a system without a ceiling, or a ceiling without its system");
+    assert_eq!(
+        names,
+        CEILINGS.map(|c| c.0),
+        "a system without a ceiling, or a ceiling without its system"
+    );
     for (name, lines, _, _) in &sizes {
         let ceiling = CEILINGS.iter().find(|c| c.0 == name).map_or(0, |c| c.1);
         assert!(*lines <= ceiling, "{name}: {lines} generated lines, above its ceiling of {ceiling}");
     }
-    assert!(total <= TOTAL_CEILING, "{total} generated lines, above the ceiling of {TOTAL_CEILING}");
+    assert!(
+        total <= TOTAL_CEILING,
+        "{total} generated lines, above the ceiling of {TOTAL_CEILING}"
+    );
 }
