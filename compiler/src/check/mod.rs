@@ -3,7 +3,8 @@
 //!
 //! This module is the entry point and runs the phases in order; each phase is a module that adds
 //! its own `impl Checker` block and owns the diagnostics it reports: `names` (declarations),
-//! `types`, `tables`, `resolvers` (signatures, options, outputs, cycles), then `stmt` and `expr`
+//! `types`, `tables` (with `ranges` for range tables, `bands` for tables `by decimal` and
+//! `matrices`), `resolvers` (signatures, options, outputs, cycles), then `stmt` and `expr`
 //! (resolver bodies, with `access` for names and fields and `calls` for functions and lookups).
 //! `bounds` (integer intervals) and `dice` serve them all; `ctx` holds the shared `Checker` state.
 
@@ -15,7 +16,9 @@ mod ctx;
 mod depth;
 mod dice;
 mod expr;
+mod matrices;
 mod names;
+mod ranges;
 mod resolvers;
 mod stmt;
 mod tables;

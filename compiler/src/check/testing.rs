@@ -48,3 +48,8 @@ pub(super) fn only(src: &str, code: &str) -> (String, String) {
         _ => panic!("expected exactly one {code}, found {diags:#?}"),
     }
 }
+
+/// A resolver reading `t(d)` for a roll `d` of `dice`, so the table counts as used.
+pub(super) fn with_reader(table: &str, dice: &str) -> String {
+    format!("{table}\nresolver r \"R\" [1] {{\n  out x: int\n  roll d = {dice}\n  set x = t(d)\n}}\n")
+}
