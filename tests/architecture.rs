@@ -237,7 +237,43 @@ fn no_source_file_is_over_a_thousand_lines() {
         for (name, text) in rust_files(dir) {
             let lines = text.lines().count();
             let limit = waiting.iter().find(|(w, _)| *w == name).map_or(1000, |(_, l)| *l);
-            assert!(lines <= limit, "{name} has {lines} lines, over {limit}: split it by what its parts convert");
+            assert!(
+                lines <= limit,
+                "{name} has {lines} lines, over {limit}: split it by what its parts convert"
+            );
         }
     }
+}
+
+#[test]
+fn every_book_has_a_cargo_feature_on_by_default() {
+    // `build.rs` compiles a folder of rules-src/ when the feature of its name is on: a book
+    // without one would silently be left out of every build.
+    let manifest = read("Cargo.toml");
+    let wasm = read("wasm/Cargo.toml");
+    let default = manifest.lines().find(|l| l.starts_with("default = ")).unwrap_or("");
+    let wasm_default = wasm.lines().find(|l| l.starts_with("default = ")).unwrap_or("");
+    let mut books = 0;
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("rules-src")).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.is_dir() {
+            continue;
+        }
+        let book = path.file_name().unwrap().to_string_lossy().to_string();
+        books += 1;
+        assert!(manifest.contains(&format!("\n{book} = []\n")), "Cargo.toml has no feature `{book}`");
+        assert!(
+            default.contains(&format!("\"{book}\"")),
+            "Cargo.toml's default features leave out `{book}`"
+        );
+        assert!(
+            wasm.contains(&format!("\n{book} = [\"compiled\", \"rulebook/{book}\"]\n")),
+            "wasm/Cargo.toml has no feature `{book}`"
+        );
+        assert!(
+            wasm_default.contains(&format!("\"{book}\"")),
+            "wasm/Cargo.toml's default features leave out `{book}`"
+        );
+    }
+    assert_eq!(books, 5);
 }

@@ -380,7 +380,13 @@ impl<'a> Gen<'a> {
         let rest = |from: usize| -> String {
             fields[from..]
                 .iter()
-                .map(|(f, code, t)| format!("f.key({}); {} f.up();", lit(f), self.flatten(code, t)))
+                .map(|(f, code, t)| match t {
+                    Ty::Int => format!("f.int_field({}, {code});", lit(f)),
+                    Ty::Dec | Ty::Bool | Ty::Enum(_) | Ty::Key(_) | Ty::Text => {
+                        format!("f.leaf_field({}, &{});", lit(f), self.to_value(code, t))
+                    }
+                    _ => format!("f.key({}); {} f.up();", lit(f), self.flatten(code, t)),
+                })
                 .collect()
         };
         let item = match fields.first() {
@@ -401,11 +407,15 @@ impl<'a> Gen<'a> {
         )
     }
 
-    /// A registry type as a `static` (one per input or output), returning its name.
+    /// A registry type as a `static` (one per distinct type of the inputs and outputs, `statics`
+    /// holding their values in order), returning its name.
     fn registry_ty(&self, t: &Ty, bounds: Option<(i64, i64)>, statics: &mut Vec<String>) -> String {
-        let name = format!("TY_{}", statics.len());
-        statics.push(format!("static {name}: rt::Ty = {};", self.inline_registry_ty(t, bounds)));
-        name
+        let value = self.inline_registry_ty(t, bounds);
+        let i = statics.iter().position(|s| *s == value).unwrap_or_else(|| {
+            statics.push(value);
+            statics.len() - 1
+        });
+        format!("TY_{i}")
     }
 
     // ------------------------------------------------------------ enums
@@ -571,11 +581,7 @@ impl<'a> Gen<'a> {
         let mut code = String::new();
         for (n, v) in vals {
             if let Some((_, Ty::Int, Some((lo, hi)))) = r.fields.iter().find(|(f, _, _)| f == n) {
-                let _ = write!(
-                    code,
-                    "if !({lo}i64..={hi}i64).contains(&{v}) {{ return Err(rt::Error::OutOfRange {{ input: {}.to_string(), value: {v}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }} ",
-                    lit(&format!("{}.{n}", r.name))
-                );
+                let _ = write!(code, "rt::in_range({}, {v}, {lo}, {hi})?; ", lit(&format!("{}.{n}", r.name)));
             }
         }
         code
@@ -585,8 +591,13 @@ impl<'a> Gen<'a> {
     fn inline_registry_ty(&self, t: &Ty, bounds: Option<(i64, i64)>) -> String {
         match t {
             Ty::Int => {
+                let bound = |b: i64| match b {
+                    i64::MIN => "i64::MIN".to_string(),
+                    i64::MAX => "i64::MAX".to_string(),
+                    b => b.to_string(),
+                };
                 let (lo, hi) = bounds.unwrap_or((i64::MIN, i64::MAX));
-                format!("rt::Ty::Int {{ min: {lo}, max: {hi} }}")
+                format!("rt::Ty::Int {{ min: {}, max: {} }}", bound(lo), bound(hi))
             }
             Ty::Dec => "rt::Ty::Dec".into(),
             Ty::Bool => "rt::Ty::Bool".into(),
@@ -949,14 +960,19 @@ impl<'a> Gen<'a> {
         );
         // The resolver: a call is a step (`rt::steps`), of a resolver that loops or calls.
         let mut body = self.call_step(r);
-        let _ = writeln!(body, "if T::ENABLED {{ trace.event(rt::Event::Enter {{ resolver: {}.to_string(), title: {}.to_string(), cite: {}.to_string() }}); }}", lit(&r.name), lit(&r.title), lit(&r.cite));
+        let _ = writeln!(body, "trace.enter({}, {}, {});", lit(&r.name), lit(&r.title), lit(&r.cite));
         let mut checks = String::new();
         for p in &r.inputs {
             if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
-                let _ = writeln!(checks, "if !({lo}i64..={hi}i64).contains(&inp.{n}) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
+                let _ = writeln!(checks, "rt::in_range({}, inp.{}, {lo}, {hi})?;", lit(&p.name), raw_ident(&p.name));
             }
             if let (Some((lo, hi)), Ty::Dec) = (p.bounds, &p.ty) {
-                let _ = writeln!(checks, "if inp.{n} < rt::Dec::from_int({lo}i64) || inp.{n} > rt::Dec::from_int({hi}i64) {{ return Err(rt::Error::OutOfRange {{ input: {ln}.to_string(), value: inp.{n}.to_string(), min: ({lo}i64).to_string(), max: ({hi}i64).to_string() }}); }}", n = raw_ident(&p.name), ln = lit(&p.name));
+                let _ = writeln!(
+                    checks,
+                    "rt::dec_in_range({}, inp.{}, {lo}, {hi})?;",
+                    lit(&p.name),
+                    raw_ident(&p.name)
+                );
             }
         }
         let inits: Vec<String> = r
@@ -985,11 +1001,7 @@ impl<'a> Gen<'a> {
         self.owns_args.set(false);
         body.push_str("}\n");
         self.outcome_end(&mut body, !r.policy);
-        let _ = writeln!(
-            body,
-            "if T::ENABLED {{ trace.event(rt::Event::Exit {{ resolver: {}.to_string() }}); }}",
-            lit(&r.name)
-        );
+        let _ = writeln!(body, "trace.exit({});", lit(&r.name));
         body.push_str("Ok(out)");
         let uses_policy = self.uses_policy[rid];
         let fn_name = if uses_policy {
@@ -1102,8 +1114,7 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(
             out,
-            "\nfn run_{n}_traced(dice_: &mut dyn rt::Dice, trace_: &mut rt::Recorder, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn run_{n}_quiet(dice_: &mut dyn rt::Dice, trace_: &mut rt::NoTrace, inputs_: &rt::Inputs) -> Result<rt::Value, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; Ok({rn}(dice_, trace_, &typed_)?.to_value()) }}\nfn odds_{n}(inputs_: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {{ let typed_ = {cname}Inputs::from_values(inputs_)?; let d = odds::{rn}(&typed_)?; let mut outcomes: Vec<(rt::Value, rt::Prob)> = d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(); outcomes.sort_by(|a, b| a.0.cmp(&b.0)); Ok(rt::Distribution {{ outcomes }}) }}\nstruct RtPrepared{cname}({cname}Inputs);\nimpl rt::Prepared for RtPrepared{cname} {{ fn run(&self, dice_: &mut dyn rt::Dice, tally_: &mut rt::Tally) -> Result<(), rt::Error> {{ tally_.add_flat(&{rn}(dice_, &mut rt::NoTrace, &self.0)?); Ok(()) }} }}\nfn sim_{n}(inputs_: &rt::Inputs) -> Result<Box<dyn rt::Prepared>, rt::Error> {{ Ok(Box::new(RtPrepared{cname}({cname}Inputs::from_values(inputs_)?))) }}",
-            n = r.name,
+            "\nrt::compiled_resolver!({cname}Inputs, {cname}Outcome, {rn}, odds::{rn});",
             rn = raw_ident(&r.name)
         );
         if self.chainable(r) {
@@ -1310,9 +1321,8 @@ impl<'a> Gen<'a> {
             .collect();
         let _ = writeln!(
             o,
-            "/// Inputs from text, as `rulebook roll --set NAME=TEXT` takes them: keys by name or alias\n/// (case and separators ignored), enums by variant, lists comma-separated; every input not given\n/// takes its default. Unknown names and keys are `rt::Error::Unknown` with the nearest choices.\npub fn parse(sets: &[(&str, &str)]) -> Result<Self, rt::Error> {{ let info = SYSTEM.resolvers.get({rid}).ok_or_else(|| rt::Error::Internal {{ message: {missing}.to_string() }})?; let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(); Self::from_values(&rt::bind_inputs(info, &sets, None)?) }}\n/// Inputs from YAML text, a mapping of input names to values (as `rulebook roll --input FILE.yaml`\n/// reads them); every input not given takes its default.\npub fn from_yaml(yaml: &str) -> Result<Self, rt::Error> {{ let info = SYSTEM.resolvers.get({rid}).ok_or_else(|| rt::Error::Internal {{ message: {missing}.to_string() }})?; Self::from_values(&rt::bind_yaml(info, yaml)?) }}\n/// The inputs as dynamic values (what `from_values` reads back).\npub fn to_values(&self) -> rt::Inputs {{ let mut m = rt::Inputs::new(); {} m }}\n}}",
+            "/// Inputs from text, as `rulebook roll --set NAME=TEXT` takes them: keys by name or alias\n/// (case and separators ignored), enums by variant, lists comma-separated; every input not given\n/// takes its default. Unknown names and keys are `rt::Error::Unknown` with the nearest choices.\npub fn parse(sets: &[(&str, &str)]) -> Result<Self, rt::Error> {{ rt::compiled::parse(&SYSTEM, {rid}, sets) }}\n/// Inputs from YAML text, a mapping of input names to values (as `rulebook roll --input FILE.yaml`\n/// reads them); every input not given takes its default.\npub fn from_yaml(yaml: &str) -> Result<Self, rt::Error> {{ rt::compiled::from_yaml(&SYSTEM, {rid}, yaml) }}\n/// The inputs as dynamic values (what `from_values` reads back).\npub fn to_values(&self) -> rt::Inputs {{ let mut m = rt::Inputs::new(); {} m }}\n}}",
             vals.join(" "),
-            missing = lit(&format!("resolver {} is missing from the registry", r.name)),
         );
         if required.is_empty() {
             let _ = writeln!(o, "impl Default for {ty} {{ fn default() -> Self {{ Self::new() }} }}");
@@ -1421,13 +1431,7 @@ impl<'a> Gen<'a> {
                         let _ = writeln!(o, "let {var}: Vec<&{elem}> = ({items}).collect();");
                         self.view_locals.borrow_mut().insert(var.clone());
                         if cite.is_some() {
-                            let _ = writeln!(
-                                o,
-                                "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
-                                lit(name),
-                                self.to_value(var, ty),
-                                lit(cite.as_deref().unwrap_or(""))
-                            );
+                            self.trace_value(o, "bind", lit(name), lit(cite.as_deref().unwrap_or("")), self.to_value(var, ty));
                         }
                         return;
                     }
@@ -1487,13 +1491,7 @@ impl<'a> Gen<'a> {
                     }
                 }
                 if cite.is_some() || !mods.is_empty() {
-                    let _ = writeln!(
-                        o,
-                        "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
-                        lit(name),
-                        self.to_value(var, ty),
-                        lit(cite.as_deref().unwrap_or(""))
-                    );
+                    self.trace_value(o, "bind", lit(name), lit(cite.as_deref().unwrap_or("")), self.to_value(var, ty));
                 }
             }
             Stmt::Var {
@@ -1538,13 +1536,7 @@ impl<'a> Gen<'a> {
                 }
                 // A new value for a `var` reads as an assignment, not as a second `let`.
                 if let Some(c) = cite {
-                    let _ = writeln!(
-                        o,
-                        "if T::ENABLED {{ trace.event(rt::Event::Assign {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
-                        lit(name),
-                        self.to_value(var, ty),
-                        lit(c)
-                    );
+                    self.trace_value(o, "assign", lit(name), lit(c), self.to_value(var, ty));
                 }
             }
             Stmt::Roll { var, label, dice, cite } => {
@@ -1606,12 +1598,12 @@ impl<'a> Gen<'a> {
                     if matches!(&value.kind, ExprKind::Input(i) if *i == input) {
                         // The output is its input until a later `set`: copied at the end if so.
                         let _ = writeln!(o, "rt_keep_{field} = true;");
-                        let _ = writeln!(
+                        self.trace_value(
                             o,
-                            "if T::ENABLED {{ trace.event(rt::Event::Set {{ field: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                            "set",
                             lit(field),
+                            lit(cite),
                             self.to_value(&format!("(*inp.{})", raw_ident(&input)), &value.ty),
-                            lit(cite)
                         );
                         return;
                     }
@@ -1622,12 +1614,12 @@ impl<'a> Gen<'a> {
                 } else {
                     let _ = writeln!(o, "{target} = {};", self.value(value));
                 }
-                let _ = writeln!(
+                self.trace_value(
                     o,
-                    "if T::ENABLED {{ trace.event(rt::Event::Set {{ field: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
+                    "set",
                     lit(field),
+                    lit(cite),
                     self.to_value(&format!("out.{}", raw_ident(field)), &value.ty),
-                    lit(cite)
                 );
             }
             Stmt::If { arms, otherwise } => self.if_code(arms, otherwise, false, o, &|b, o| self.block(b, o)),
@@ -2437,16 +2429,17 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A trace event with a value (`rt::Trace::set`, `bind` or `assign`): `value` is computed
+    /// only when tracing.
+    /// `name` and `cite` are string literals.
+    fn trace_value(&self, o: &mut String, method: &str, name: String, cite: String, value: String) {
+        let _ = writeln!(o, "trace.{method}({name}, {cite}, || {value});");
+    }
+
     /// A cited `var` shows its first value in the trace.
     fn trace_let(&self, o: &mut String, name: &str, var: &str, ty: &Ty, cite: &Option<String>) {
         if let Some(c) = cite {
-            let _ = writeln!(
-                o,
-                "if T::ENABLED {{ trace.event(rt::Event::Let {{ name: {}.to_string(), value: {}, cite: {}.to_string() }}); }}",
-                lit(name),
-                self.to_value(var, ty),
-                lit(c)
-            );
+            self.trace_value(o, "bind", lit(name), lit(c), self.to_value(var, ty));
         }
     }
 
@@ -3678,23 +3671,19 @@ impl<'a> Gen<'a> {
                 })
                 .collect();
             resolvers.push(format!(
-                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::Exec::Compiled {{ run_traced: run_{}_traced, run_quiet: run_{}_quiet, odds: Some(odds_{}), chain: {}, sim: Some(sim_{}) }} }}",
+                "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::compiled::<{}Inputs>({}) }}",
                 lit(&r.title),
                 lit(&r.cite),
                 lit(&format!("{}:{}", r.source, r.line)),
                 ins.join(", "),
                 outs.join(", "),
-                r.name,
-                r.name,
-                r.name,
+                camel(&r.name),
                 if self.chainable(r) { format!("Some(chain_{})", r.name) } else { "None".to_string() },
-                r.name,
                 n = lit(&r.name)
             ));
         }
-        for s in &statics {
-            out.push_str(s);
-            out.push('\n');
+        for (i, value) in statics.iter().enumerate() {
+            let _ = writeln!(out, "static TY_{i}: rt::Ty = {value};");
         }
         let enums: Vec<String> = sys.enums.iter().map(|e| format!("&ENUM_{}", upper(&e.name))).collect();
         let options: Vec<String> = sys
@@ -4055,9 +4044,7 @@ fn fields_of<'a>(fields: impl Iterator<Item = (&'a String, &'a Ty)>) -> Vec<(Str
 
 /// `impl Serialize` for a generated type with `to_value`: the same JSON as the CLI's.
 fn serialize_via_value(ty: &str) -> String {
-    format!(
-        "/// Serialized as its dynamic value (`to_value`): the same JSON as `rulebook roll --json`.\nimpl rt::serde::Serialize for {ty} {{ fn serialize<RtSerializer: rt::serde::Serializer>(&self, serializer: RtSerializer) -> Result<RtSerializer::Ok, RtSerializer::Error> {{ rt::serde::Serialize::serialize(&self.to_value(), serializer) }} }}"
-    )
+    format!("rt::serialize_via_value!({ty});")
 }
 
 /// A constant's name from rules text: ASCII letters and digits in capitals, every run of other

@@ -815,6 +815,7 @@ pub fn classed_rolls(sys: &System, body: &[Stmt]) -> std::collections::BTreeMap<
 /// `rulebook_runtime::enumerate_forward`)? When it branches over its calls (`branches_over_calls`)
 /// and no roll or call is inside a loop: the pass puts the rest of the body inside a loop over
 /// each roll's values and each call's classes, which a statement run again by a loop cannot have.
+/// Not when it throws no dice (`rolls_dice`): its one outcome comes from one run of its body.
 pub fn forward_passes(sys: &System) -> Vec<bool> {
     fn in_loop(stmts: &[Stmt], inside: bool) -> bool {
         stmts.iter().any(|s| match s {
@@ -823,11 +824,41 @@ pub fn forward_passes(sys: &System) -> Vec<bool> {
             _ => s.blocks().into_iter().any(|b| in_loop(b, inside)),
         })
     }
+    // Without dice there is one outcome: replaying the body once finds it.
     branches_over_calls(sys)
         .into_iter()
+        .zip(rolls_dice(sys))
         .zip(&sys.resolvers)
-        .map(|(b, r)| b && !in_loop(&r.body, false))
+        .map(|((b, rolls), r)| b && rolls && !in_loop(&r.body, false))
         .collect()
+}
+
+/// Per resolver: does it throw dice, itself or through the resolvers it calls? One that does not
+/// has a single outcome for given inputs.
+pub fn rolls_dice(sys: &System) -> Vec<bool> {
+    let mut rolls: Vec<bool> = sys
+        .resolvers
+        .iter()
+        .map(|r| any_stmt(&r.body, &|s| matches!(s, Stmt::Roll { .. })))
+        .collect();
+    // Through calls, to a fixed point: each pass marks the callers of a resolver marked before.
+    loop {
+        let next: Vec<bool> = sys
+            .resolvers
+            .iter()
+            .zip(&rolls)
+            .map(|(r, &own)| own || any_stmt(&r.body, &|s| matches!(s, Stmt::Call { resolver, .. } if rolls[*resolver])))
+            .collect();
+        if next == rolls {
+            return rolls;
+        }
+        rolls = next;
+    }
+}
+
+/// Does any statement of `body`, at any depth, meet `f`?
+fn any_stmt(body: &[Stmt], f: &dyn Fn(&Stmt) -> bool) -> bool {
+    body.iter().any(|s| f(s) || s.blocks().into_iter().any(|b| any_stmt(b, f)))
 }
 
 /// Per resolver: do exact odds branch over its outcomes where another calls it

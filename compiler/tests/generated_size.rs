@@ -7,15 +7,15 @@ use rulebook_compiler::driver;
 use std::path::Path;
 
 /// The most generated lines allowed for the five books together.
-const TOTAL_CEILING: usize = 218_000;
+const TOTAL_CEILING: usize = 155_000;
 
 /// Per system: the most generated lines allowed.
 const CEILINGS: [(&str, usize); 5] = [
-    ("combat3000", 31_500),
-    ("mercenary", 30_500),
-    ("starleader", 27_500),
-    ("striker", 89_000),
-    ("t5", 40_000),
+    ("combat3000", 24_500),
+    ("mercenary", 23_000),
+    ("starleader", 20_500),
+    ("striker", 56_500),
+    ("t5", 31_000),
 ];
 
 /// Per system (in the order generated): its name, generated lines and bytes, and the lines of
@@ -25,6 +25,10 @@ fn measure() -> Vec<(String, usize, usize, usize)> {
     let c = driver::check_dir(&root).unwrap_or_else(|p| panic!("{p:?}"));
     let program = c.program.as_ref().unwrap_or_else(|| panic!("{}", c.render()));
     let code = rulebook_compiler::codegen::generate(program, "").unwrap_or_else(|e| panic!("{e}"));
+    // To look at what is measured: `GENERATED_OUT=/tmp/rules.rs cargo test ... --test generated_size`.
+    if let Some(path) = std::env::var_os("GENERATED_OUT") {
+        std::fs::write(&path, &code).unwrap_or_else(|e| panic!("{}: {e}", path.to_string_lossy()));
+    }
     let mut sizes: Vec<(String, usize, usize, usize)> = Vec::new();
     for line in code.split_inclusive('\n') {
         if let Some(name) = line.strip_prefix("pub mod ").and_then(|l| l.strip_suffix(" {\n")) {

@@ -62,6 +62,11 @@ pub enum Error {
     Domain { what: String },
     #[error("unknown {what} `{name}`{}", did_you_mean(.nearest))]
     Unknown { what: String, name: String, nearest: Vec<String> },
+    /// A system of the rules folder that this build left out (its Cargo feature was off).
+    #[error(
+        "the system `{system}` is left out of this build: turn on its Cargo feature (`--features {system}`), or run its rules text with `--rules DIR`"
+    )]
+    LeftOut { system: String },
     #[error("{input} = {value} is out of range {min}..={max}")]
     OutOfRange {
         input: String,
@@ -93,6 +98,7 @@ impl Error {
             Error::ScriptExhausted { .. }
                 | Error::FaceOutOfRange { .. }
                 | Error::Unknown { .. }
+                | Error::LeftOut { .. }
                 | Error::OutOfRange { .. }
                 | Error::MissingInput { .. }
                 | Error::BadValue { .. }

@@ -40,6 +40,20 @@ pub trait Flat {
     fn int(&mut self, x: i64);
     /// Any other leaf: `Value::None`, a decimal, or a categorical value.
     fn leaf(&mut self, v: &Value);
+    /// A field that is a whole number: `key`, `int`, `up`.
+    #[inline]
+    fn int_field(&mut self, key: &'static str, x: i64) {
+        self.key(key);
+        self.int(x);
+        self.up();
+    }
+    /// A field that is any other leaf: `key`, `leaf`, `up`.
+    #[inline]
+    fn leaf_field(&mut self, key: &'static str, v: &Value) {
+        self.key(key);
+        self.leaf(v);
+        self.up();
+    }
 }
 
 /// A value that can give its flattened events: an outcome, a record, a dynamic [`Value`].

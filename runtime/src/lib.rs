@@ -8,6 +8,7 @@
 pub mod arg;
 pub mod bind;
 pub mod chain;
+pub mod compiled;
 pub mod dice;
 pub mod error;
 pub mod few;
@@ -37,6 +38,7 @@ pub use bind::{
     MAX_YAML_DEPTH,
 };
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
+pub use compiled::{compiled, dec_in_range, in_range, Compiled};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
 pub use error::{Error, Violation};
 pub use few::Few;
@@ -46,8 +48,8 @@ pub use list::{list_room, List, MAX_LIST_LEN};
 pub use num::{dec_sqrt, div_ceil, div_floor, div_round_half_up, isqrt, rem, Dec};
 pub use odds::{enumerate, enumerate_with_limit, enumerator, memo_call, with_leaf_limit, with_plain_calls, Distribution, Enumerator, Prob};
 pub use registry::{
-    find_resolver, find_system, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn, Runner,
-    SystemInfo, TableInfo, Ty,
+    find_resolver, find_system, left_out, odds_dyn, EnumInfo, Exec, FieldInfo, InputInfo, OptionInfo, RecordInfo, ResolverInfo, RunFn,
+    Runner, SystemInfo, TableInfo, Ty,
 };
 pub use sim::{exact_shares, run_seed, simulate, simulate_range, simulate_until, Estimate, Tally, Until, MAX_HISTOGRAM_VALUES};
 pub use sorted::{sorted_view, SortedView};

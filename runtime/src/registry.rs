@@ -252,6 +252,23 @@ pub fn find_system(systems: &[&'static SystemInfo], name: &str) -> Result<&'stat
     })
 }
 
+/// `error`, or, when it names as unknown a system this build left out (`left_out`, the
+/// generated `LEFT_OUT`), `Error::LeftOut`, which says how to get it.
+pub fn left_out(error: Error, left_out: &[&str]) -> Error {
+    match &error {
+        Error::Unknown { what, name, .. } if what == "system" => {
+            let folded = crate::names::normalize(name);
+            match left_out.iter().find(|l| crate::names::normalize(l) == folded) {
+                Some(system) => Error::LeftOut {
+                    system: system.to_string(),
+                },
+                None => error,
+            }
+        }
+        _ => error,
+    }
+}
+
 /// Resolves "system.resolver" (e.g. "starleader.fire"). A bare resolver name is accepted when
 /// exactly one system has it. Unknown -> `Error::Unknown{what:"resolver"}` whose `nearest` are
 /// full "system.resolver" paths.

@@ -701,7 +701,7 @@ fn wilson(k: u64, n: u64) -> Estimate {
 /// `x` (between 0 and 1) moved by one unit in the last place, up or down (`f64::next_up` and
 /// `next_down` are newer than the Rust this crate builds with).
 fn one_ulp(x: f64, up: bool) -> f64 {
-    if !(x > 0.0) || !x.is_finite() {
+    if !x.is_finite() || x <= 0.0 {
         return x.max(0.0);
     }
     let bits = x.to_bits();

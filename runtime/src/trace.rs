@@ -6,9 +6,70 @@ use serde::Serialize;
 
 /// Sink for trace events. Generated code guards event construction with `if T::ENABLED`, so the
 /// untraced path never formats a string.
+///
+/// The provided methods write one event each, the way generated code does, and only when
+/// `ENABLED`: a value is a closure, computed only then, so `NoTrace` costs nothing.
 pub trait Trace {
     const ENABLED: bool;
     fn event(&mut self, e: Event);
+
+    /// A resolver starts (`Event::Enter`).
+    #[inline(always)]
+    fn enter(&mut self, resolver: &str, title: &str, cite: &str) {
+        if Self::ENABLED {
+            self.event(Event::Enter {
+                resolver: resolver.to_string(),
+                title: title.to_string(),
+                cite: cite.to_string(),
+            });
+        }
+    }
+
+    /// A resolver ends (`Event::Exit`).
+    #[inline(always)]
+    fn exit(&mut self, resolver: &str) {
+        if Self::ENABLED {
+            self.event(Event::Exit {
+                resolver: resolver.to_string(),
+            });
+        }
+    }
+
+    /// An output set (`Event::Set`).
+    #[inline(always)]
+    fn set(&mut self, field: &str, cite: &str, value: impl FnOnce() -> Value) {
+        if Self::ENABLED {
+            self.event(Event::Set {
+                field: field.to_string(),
+                value: value(),
+                cite: cite.to_string(),
+            });
+        }
+    }
+
+    /// A named value (`Event::Let`).
+    #[inline(always)]
+    fn bind(&mut self, name: &str, cite: &str, value: impl FnOnce() -> Value) {
+        if Self::ENABLED {
+            self.event(Event::Let {
+                name: name.to_string(),
+                value: value(),
+                cite: cite.to_string(),
+            });
+        }
+    }
+
+    /// A `var` given a new value (`Event::Assign`).
+    #[inline(always)]
+    fn assign(&mut self, name: &str, cite: &str, value: impl FnOnce() -> Value) {
+        if Self::ENABLED {
+            self.event(Event::Assign {
+                name: name.to_string(),
+                value: value(),
+                cite: cite.to_string(),
+            });
+        }
+    }
 }
 
 /// Discards everything; used for odds and benchmarks.

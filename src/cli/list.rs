@@ -18,10 +18,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &ListArgs, out: &mut dyn W
             Ok(())
         }
         Some(name) => {
-            if systems.is_empty() {
-                return Err(CliError::usage(format!("unknown system `{name}`: no rule systems are compiled in")));
-            }
-            let s = rt::find_system(systems, name)?;
+            let s = super::find_system(systems, name)?;
             if args.json {
                 writeln!(out, "{}", pretty(&rt::json::system(s))?)?;
             } else {
@@ -58,6 +55,14 @@ fn list_systems(systems: &[&'static rt::SystemInfo], json: bool, out: &mut dyn W
             count(s.resolvers.len(), "resolver"),
             count(s.tables.len(), "table"),
             count(s.options.len(), "optional rule")
+        )?;
+    }
+    let left_out = super::left_out_of(systems);
+    if !left_out.is_empty() {
+        writeln!(
+            out,
+            "\nleft out of this build (their Cargo features are off): {}",
+            left_out.join(", ")
         )?;
     }
     writeln!(out, "\nrun `rulebook list SYSTEM` for a system's resolvers and tables")?;

@@ -577,17 +577,38 @@ fn optional_rules_help(systems: &[&'static rt::SystemInfo]) -> String {
     out
 }
 
-/// Looks up SYSTEM.RESOLVER, with a clearer message when nothing is compiled in at all.
+/// Looks up SYSTEM.RESOLVER, with a clearer message when nothing is compiled in at all, or when
+/// the system is one this build left out.
 pub(crate) fn find_resolver(
     systems: &[&'static rt::SystemInfo],
     path: &str,
 ) -> Result<(&'static rt::SystemInfo, &'static rt::ResolverInfo), CliError> {
-    if systems.is_empty() {
+    let left_out = left_out_of(systems);
+    if systems.is_empty() && left_out.is_empty() {
         return Err(CliError::usage(format!(
             "unknown resolver `{path}`: no rule systems are compiled in"
         )));
     }
-    Ok(rt::find_resolver(systems, path)?)
+    rt::find_resolver(systems, path).map_err(|e| rt::left_out(e, left_out).into())
+}
+
+/// Looks up a system, as `find_resolver` does.
+pub(crate) fn find_system(systems: &[&'static rt::SystemInfo], name: &str) -> Result<&'static rt::SystemInfo, CliError> {
+    let left_out = left_out_of(systems);
+    if systems.is_empty() && left_out.is_empty() {
+        return Err(CliError::usage(format!("unknown system `{name}`: no rule systems are compiled in")));
+    }
+    rt::find_system(systems, name).map_err(|e| rt::left_out(e, left_out).into())
+}
+
+/// The systems this build left out (their Cargo features off), when `systems` are the compiled
+/// ones; none for rules loaded with `--rules DIR`.
+pub(crate) fn left_out_of(systems: &[&'static rt::SystemInfo]) -> &'static [&'static str] {
+    if std::ptr::eq(systems, rulebook::SYSTEMS) {
+        rulebook::LEFT_OUT
+    } else {
+        &[]
+    }
 }
 
 /// Exact odds of `r` with a time budget: the enumeration runs on a worker thread that reports its

@@ -23,8 +23,20 @@ fn steps() -> Result<Vec<Step>, CliError> {
 }
 
 pub fn run(systems: &[&'static rt::SystemInfo], out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
-    for (i, Step { title, args }) in steps()?.iter().enumerate() {
+    let steps = steps()?;
+    for (i, Step { title, args }) in steps.iter().enumerate() {
         writeln!(out, "\n━━ {}. {title}\n$ rulebook {}\n", i + 1, shell_words(args))?;
+        // A step in a book this build left out is shown, and skipped with the reason.
+        if let Some(system) = book(args).filter(|b| super::left_out_of(systems).contains(b)) {
+            writeln!(
+                out,
+                "(skipped: {})",
+                rt::Error::LeftOut {
+                    system: system.to_string()
+                }
+            )?;
+            continue;
+        }
         out.flush()?;
         let argv = std::iter::once("rulebook").chain(args.iter().map(String::as_str));
         let code = super::run(systems, argv, out, err);
@@ -35,11 +47,19 @@ pub fn run(systems: &[&'static rt::SystemInfo], out: &mut dyn Write, err: &mut d
             });
         }
     }
-    writeln!(
-        out,
-        "\nNext: `rulebook list starleader` shows every resolver, input and optional rule."
-    )?;
+    // The book of the tour's first step that this build has.
+    let next = steps
+        .iter()
+        .filter_map(|s| book(&s.args))
+        .find(|b| systems.iter().any(|s| s.name == *b))
+        .unwrap_or("SYSTEM");
+    writeln!(out, "\nNext: `rulebook list {next}` shows every resolver, input and optional rule.")?;
     Ok(())
+}
+
+/// The system of a step's resolver (`roll starleader.fire ...`), if it names one.
+fn book(args: &[String]) -> Option<&str> {
+    args.get(1).and_then(|a| a.split_once('.')).map(|(system, _)| system)
 }
 
 fn shell_words(args: &[String]) -> String {

@@ -41,6 +41,9 @@ pub type Result<T> = std::result::Result<T, ApiError>;
 #[derive(Debug, Clone)]
 pub struct Registry {
     systems: Vec<&'static rt::SystemInfo>,
+    /// The built-in systems this package was built without (their features off), named as such
+    /// when asked for.
+    left_out: &'static [&'static str],
 }
 
 /// Most runs one `sim` call makes (a browser runs them on one thread).
@@ -76,6 +79,7 @@ impl Registry {
         #[cfg(feature = "compiled")]
         return Ok(Registry {
             systems: rulebook::SYSTEMS.to_vec(),
+            left_out: rulebook::LEFT_OUT,
         });
         #[cfg(not(feature = "compiled"))]
         {
@@ -87,6 +91,7 @@ impl Registry {
             match loaded {
                 Ok(rules) => Ok(Registry {
                     systems: rules.systems().to_vec(),
+                    left_out: &[],
                 }),
                 Err(e) => Err(ApiError(format!("the built-in rules do not load: {e}"))),
             }
@@ -101,6 +106,7 @@ impl Registry {
         match rulebook_interp::Rules::from_sources(sources(files_json)?) {
             Ok(rules) => Ok(Registry {
                 systems: rules.systems().to_vec(),
+                left_out: &[],
             }),
             Err(e) => Err(ApiError(format!("cannot use these rules:\n{e}"))),
         }
@@ -122,15 +128,15 @@ impl Registry {
             let (s, r) = self.find(what)?;
             return Ok(json::pretty(&json::resolver(s, r))?);
         }
-        let s = rt::find_system(&self.systems, what)?;
+        let s = rt::find_system(&self.systems, what).map_err(|e| rt::left_out(e, self.left_out))?;
         Ok(json::pretty(&json::system(s))?)
     }
 
     fn find(&self, path: &str) -> Result<(&'static rt::SystemInfo, &'static rt::ResolverInfo)> {
-        if self.systems.is_empty() {
+        if self.systems.is_empty() && self.left_out.is_empty() {
             return Err(ApiError(format!("unknown resolver `{path}`: these rules have no systems")));
         }
-        Ok(rt::find_resolver(&self.systems, path)?)
+        Ok(rt::find_resolver(&self.systems, path).map_err(|e| rt::left_out(e, self.left_out))?)
     }
 
     /// The resolver and its inputs bound from JSON (`""` is no inputs: every input its default).
