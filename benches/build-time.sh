@@ -47,7 +47,7 @@ for w in "${which[@]}"; do
         one-book)
             t=$(fresh one-book)
             cp Cargo.lock examples/one-book/Cargo.lock
-            (cd examples/one-book && CARGO_TARGET_DIR=$t timed one-book cargo build --locked --offline)
+            (cd examples/one-book && CARGO_TARGET_DIR=$t timed one-book cargo build --offline)
             rm -f examples/one-book/Cargo.lock
             ;;
         wasm)

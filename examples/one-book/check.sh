@@ -6,11 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd ../.. && pwd)
 target="$root/target/one-book"
-# The project's lockfile: the same dependency versions as every other build.
+# The project's lockfile: the same dependency versions as every other build (not `--locked`:
+# cargo adds this package to the copy).
 cp "$root/Cargo.lock" Cargo.lock
 trap 'rm -f Cargo.lock' EXIT
-CARGO_TARGET_DIR="$target" cargo test --locked --offline --quiet
-CARGO_TARGET_DIR="$target" cargo run --locked --offline --quiet | tail -3
+CARGO_TARGET_DIR="$target" cargo test --offline --quiet
+CARGO_TARGET_DIR="$target" cargo run --offline --quiet | tail -3
 
 cd "$root"
 CARGO_TARGET_DIR="$target" cargo build --locked --offline --quiet --no-default-features --features cli,starleader --bin rulebook
