@@ -9,7 +9,7 @@ target="$root/target/one-book"
 # The project's lockfile: the same dependency versions as every other build (not `--locked`:
 # cargo adds this package to the copy).
 cp "$root/Cargo.lock" Cargo.lock
-trap 'rm -f Cargo.lock' EXIT
+trap 'rm -f "$root/examples/one-book/Cargo.lock"' EXIT
 CARGO_TARGET_DIR="$target" cargo test --offline --quiet
 CARGO_TARGET_DIR="$target" cargo run --offline --quiet | tail -3
 
