@@ -1,0 +1,183 @@
+//! Aggregates over a list (`map`, `filter`, `first`, `sort`, `sum`, `count`, `any`, `max`...).
+
+use super::{boolean, dec_of, int, list, Frame, Sys, V};
+use rt::{Dec, Error, Trace};
+use rulebook_compiler::ast::Agg;
+use rulebook_compiler::ir::{Expr, Ty};
+use rulebook_runtime as rt;
+
+impl Sys {
+    pub(super) fn agg<T: Trace>(
+        &self,
+        kind: Agg,
+        var: &'static str,
+        l: &'static Expr,
+        body: &'static Expr,
+        f: &mut Frame,
+        trace: &mut T,
+    ) -> Result<V, Error> {
+        let items = list(self.expr(l, f, trace)?)?;
+        let mark = f.locals.len();
+        let result = self.agg_items(kind, var, items, body, f, trace);
+        f.locals.truncate(mark);
+        result
+    }
+
+    fn agg_items<T: Trace>(
+        &self,
+        kind: Agg,
+        var: &'static str,
+        items: Vec<V>,
+        body: &'static Expr,
+        f: &mut Frame,
+        trace: &mut T,
+    ) -> Result<V, Error> {
+        let mark = f.locals.len();
+        let eval = |item: V, f: &mut Frame, trace: &mut T| -> Result<(V, V), Error> {
+            f.locals.truncate(mark);
+            f.locals.push((var, item));
+            let b = self.expr(body, f, trace)?;
+            let item = f.locals.pop().map(|(_, v)| v).unwrap_or(V::None);
+            Ok((b, item))
+        };
+        let dec = body.ty == Ty::Dec;
+        match kind {
+            Agg::Map => {
+                let mut acc = Vec::with_capacity(items.len());
+                for x in items {
+                    acc.push(eval(x, f, trace)?.0);
+                }
+                Ok(V::list(acc))
+            }
+            Agg::Filter => {
+                let mut acc = Vec::new();
+                for x in items {
+                    let (b, x) = eval(x, f, trace)?;
+                    if boolean(&b)? {
+                        acc.push(x);
+                    }
+                }
+                Ok(V::list(acc))
+            }
+            Agg::First => {
+                for x in items {
+                    let (b, x) = eval(x, f, trace)?;
+                    if boolean(&b)? {
+                        return Ok(x);
+                    }
+                }
+                Ok(V::None)
+            }
+            Agg::Sort | Agg::SortDesc => {
+                let mut keyed = Vec::with_capacity(items.len());
+                for x in items {
+                    keyed.push(eval(x, f, trace)?);
+                }
+                if matches!(kind, Agg::Sort) {
+                    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                } else {
+                    keyed.sort_by(|a, b| b.0.cmp(&a.0));
+                }
+                Ok(V::list(keyed.into_iter().map(|(_, x)| x).collect()))
+            }
+            Agg::Sum => agg_sum(dec, items, f, trace, eval),
+            Agg::Product => agg_product(dec, items, f, trace, eval),
+            Agg::Count => {
+                let mut acc: i64 = 0;
+                for x in items {
+                    if boolean(&eval(x, f, trace)?.0)? {
+                        acc += 1;
+                    }
+                }
+                Ok(V::Int(acc))
+            }
+            Agg::Any => {
+                for x in items {
+                    if boolean(&eval(x, f, trace)?.0)? {
+                        return Ok(V::Bool(true));
+                    }
+                }
+                Ok(V::Bool(false))
+            }
+            Agg::All => {
+                for x in items {
+                    if !boolean(&eval(x, f, trace)?.0)? {
+                        return Ok(V::Bool(false));
+                    }
+                }
+                Ok(V::Bool(true))
+            }
+            Agg::Max | Agg::Min => agg_extreme(kind, dec, items, f, trace, eval),
+        }
+    }
+}
+
+/// `sum`, as exact decimals or whole numbers, overflow an error.
+fn agg_sum<T: Trace>(
+    dec: bool,
+    items: Vec<V>,
+    f: &mut Frame,
+    trace: &mut T,
+    eval: impl Fn(V, &mut Frame, &mut T) -> Result<(V, V), Error>,
+) -> Result<V, Error> {
+    if dec {
+        let mut acc = Dec::ZERO;
+        for x in items {
+            acc = acc.checked_add(dec_of(&eval(x, f, trace)?.0)?)?;
+        }
+        Ok(V::Dec(acc))
+    } else {
+        let mut acc: i64 = 0;
+        for x in items {
+            acc = acc.checked_add(int(&eval(x, f, trace)?.0)?).ok_or(Error::Overflow)?;
+        }
+        Ok(V::Int(acc))
+    }
+}
+
+/// `product`, as exact decimals or whole numbers, overflow an error.
+fn agg_product<T: Trace>(
+    dec: bool,
+    items: Vec<V>,
+    f: &mut Frame,
+    trace: &mut T,
+    eval: impl Fn(V, &mut Frame, &mut T) -> Result<(V, V), Error>,
+) -> Result<V, Error> {
+    if dec {
+        let mut acc = Dec::ONE;
+        for x in items {
+            acc = acc.checked_mul(dec_of(&eval(x, f, trace)?.0)?)?;
+        }
+        Ok(V::Dec(acc))
+    } else {
+        let mut acc: i64 = 1;
+        for x in items {
+            acc = acc.checked_mul(int(&eval(x, f, trace)?.0)?).ok_or(Error::Overflow)?;
+        }
+        Ok(V::Int(acc))
+    }
+}
+
+/// `max` and `min`: the first item of the greatest (least) value; zero for no items.
+fn agg_extreme<T: Trace>(
+    kind: Agg,
+    dec: bool,
+    items: Vec<V>,
+    f: &mut Frame,
+    trace: &mut T,
+    eval: impl Fn(V, &mut Frame, &mut T) -> Result<(V, V), Error>,
+) -> Result<V, Error> {
+    let mut acc: Option<V> = None;
+    for x in items {
+        let v = eval(x, f, trace)?.0;
+        let better = match &acc {
+            None => true,
+            Some(a) if matches!(kind, Agg::Max) => v > *a,
+            Some(a) => v < *a,
+        };
+        if better {
+            acc = Some(v);
+        }
+    }
+    Ok(acc.unwrap_or(if dec { V::Dec(Dec::ZERO) } else { V::Int(0) }))
+}

@@ -1,0 +1,335 @@
+//! Blocks and statements, with a `let`'s modifiers and clamp and the messages of `require` and `note`.
+
+use super::expr::compare;
+use super::{boolean, int, Flow, Frame, Sys, V};
+use rt::{Dec, Error, Event, Trace};
+use rulebook_compiler::ast::CmpOp;
+use rulebook_compiler::ir::{self, Expr, Mod, MsgPart, Pattern, Stmt, Ty};
+use rulebook_runtime as rt;
+
+impl Sys {
+    /// A block in its own scope: locals it declares end with it.
+    pub(super) fn block<D: rt::Dice + ?Sized, T: Trace>(
+        &self,
+        stmts: &'static [Stmt],
+        f: &mut Frame,
+        dice: &mut D,
+        trace: &mut T,
+    ) -> Result<Flow, Error> {
+        let mark = f.locals.len();
+        let mut flow = Flow::Next;
+        for (i, s) in stmts.iter().enumerate() {
+            // A group of checks (`ir::is_check`) not inside another: its failed `require`s stop
+            // the resolution where the group ends.
+            let group = !f.checking && ir::is_check(s);
+            f.checking |= group;
+            let done = self.stmt(s, f, dice, trace);
+            f.checking &= !group;
+            flow = done?;
+            if group && !stmts.get(i + 1).is_some_and(ir::is_check) {
+                if let Some(violations) = f.violations.take() {
+                    return Err(Error::Rejected { violations });
+                }
+            }
+            if !matches!(flow, Flow::Next) {
+                break;
+            }
+        }
+        f.locals.truncate(mark);
+        Ok(flow)
+    }
+
+    fn stmt<D: rt::Dice + ?Sized, T: Trace>(&self, s: &'static Stmt, f: &mut Frame, dice: &mut D, trace: &mut T) -> Result<Flow, Error> {
+        match s {
+            Stmt::Let {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+                mods,
+                clamp,
+            } => self.stmt_let(f, trace, var, name, ty, value, cite.as_deref(), mods, clamp)?,
+            Stmt::Var {
+                var, name, value, cite, ..
+            } => {
+                let v = self.expr(value, f, trace)?;
+                f.locals.push((var.as_str(), v));
+                self.trace_let(f, trace, name, var, cite.as_deref())?;
+            }
+            Stmt::Assign {
+                var, name, value, cite, ..
+            } => {
+                let v = self.expr(value, f, trace)?;
+                *f.local_mut(var)? = v;
+                if let (true, Some(c)) = (T::ENABLED, cite) {
+                    trace.event(Event::Assign {
+                        name: name.clone(),
+                        value: f.local(var)?.to_value(),
+                        cite: c.clone(),
+                    });
+                }
+            }
+            Stmt::Roll { var, label, dice: d, cite } => self.roll(s, var, label, d, cite, f, dice, trace)?,
+            Stmt::Check {
+                var,
+                left,
+                op,
+                right,
+                left_text,
+                right_text,
+                cite,
+            } => self.stmt_check(var, left, *op, right, left_text, right_text, cite, f, trace)?,
+            Stmt::Set { field, value, cite } => {
+                let v = self.expr(value, f, trace)?;
+                let i = f.output_index(field)?;
+                if T::ENABLED {
+                    trace.event(Event::Set {
+                        field: field.clone(),
+                        value: v.to_value(),
+                        cite: cite.clone(),
+                    });
+                }
+                f.out[i] = v;
+            }
+            Stmt::If { arms, otherwise } => {
+                for (c, b) in arms {
+                    if boolean(&self.expr(c, f, trace)?)? {
+                        return self.block(b, f, dice, trace);
+                    }
+                }
+                return self.block(otherwise, f, dice, trace);
+            }
+            Stmt::Match { scrutinee, arms } => {
+                let v = self.expr(scrutinee, f, trace)?;
+                for (pats, body) in arms {
+                    if pats.iter().any(|p| matches_pattern(p, &v)) {
+                        return self.block(body, f, dice, trace);
+                    }
+                }
+            }
+            stmt @ Stmt::Call { var, resolver, args, .. } => self.call(stmt, var, *resolver, args, f, dice, trace)?,
+            Stmt::Require { cond, message, cite } => {
+                if !boolean(&self.expr(cond, f, trace)?)? {
+                    let text = self.message(message, f, trace)?;
+                    f.violations.get_or_insert_with(Vec::new).push(rt::Violation {
+                        cite: cite.clone(),
+                        message: text,
+                    });
+                }
+            }
+            Stmt::Note { text, cite } => {
+                if T::ENABLED {
+                    let text = self.message(text, f, trace)?;
+                    trace.event(Event::Note { text, cite: cite.clone() });
+                }
+            }
+            Stmt::Return => return Ok(Flow::Return),
+            Stmt::Break => return Ok(Flow::Break),
+            Stmt::Repeat { times, body, at } => return self.repeat(*times, body, at, f, dice, trace),
+            Stmt::For { var, list: l, body, at } => return self.for_each(var, l, body, at, f, dice, trace),
+        }
+        Ok(Flow::Next)
+    }
+
+    /// A `check` statement: the comparison kept as a local and traced.
+    #[expect(clippy::too_many_arguments, reason = "the fields of one `check` statement")]
+    fn stmt_check<T: Trace>(
+        &self,
+        var: &'static str,
+        left: &'static Expr,
+        op: CmpOp,
+        right: &'static Expr,
+        left_text: &str,
+        right_text: &str,
+        cite: &str,
+        f: &mut Frame,
+        trace: &mut T,
+    ) -> Result<(), Error> {
+        let l = self.expr(left, f, trace)?;
+        let r = self.expr(right, f, trace)?;
+        // The generated `l == r` here compares keys with their names, as derived equality does.
+        let result = compare(op, &l, &r, &Ty::Error, &Ty::Error);
+        f.locals.push((var, V::Bool(result)));
+        if T::ENABLED {
+            trace.event(Event::Compare {
+                left: left_text.to_string(),
+                left_value: l.to_value(),
+                op: op.symbol().to_string(),
+                right: right_text.to_string(),
+                right_value: r.to_value(),
+                result,
+                cite: cite.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "the fields of one `let` statement")]
+    fn stmt_let<T: Trace>(
+        &self,
+        f: &mut Frame,
+        trace: &mut T,
+        var: &'static str,
+        name: &str,
+        ty: &Ty,
+        value: &'static Expr,
+        cite: Option<&str>,
+        mods: &'static [Mod],
+        clamp: &Option<(Option<i64>, Option<i64>)>,
+    ) -> Result<(), Error> {
+        let mut v = self.expr(value, f, trace)?;
+        if !mods.is_empty() || clamp.is_some() {
+            let base = v.clone();
+            let mut shown = false;
+            let mut show_base = |trace: &mut T| {
+                if !shown {
+                    shown = true;
+                    trace.event(Event::Let {
+                        name: format!("{name} (base)"),
+                        value: base.to_value(),
+                        cite: cite.unwrap_or("").to_string(),
+                    });
+                }
+            };
+            for m in mods {
+                match m {
+                    Mod::One { value, name, when, cite } => {
+                        let applies = match when {
+                            Some(w) => boolean(&self.expr(w, f, trace)?)?,
+                            None => true,
+                        };
+                        if applies {
+                            let m = self.num_as(value, ty, f, trace)?;
+                            v = add_mod(&v, &m)?;
+                            if T::ENABLED && !is_zero(&m) {
+                                show_base(trace);
+                                trace.event(Event::Modifier {
+                                    name: name.clone(),
+                                    value: m.to_value(),
+                                    cite: cite.clone(),
+                                });
+                            }
+                        }
+                    }
+                    Mod::Highest { name: group, mods } => {
+                        let mut best: Option<(V, &str, &str)> = None;
+                        for m in mods {
+                            if let Mod::One { value, name, when, cite } = m {
+                                let applies = match when {
+                                    Some(w) => boolean(&self.expr(w, f, trace)?)?,
+                                    None => true,
+                                };
+                                if applies {
+                                    let m = self.num_as(value, ty, f, trace)?;
+                                    if best.as_ref().is_none_or(|b| m > b.0) {
+                                        best = Some((m, name.as_str(), cite.as_str()));
+                                    }
+                                }
+                            }
+                        }
+                        if let Some((m, n, c)) = best {
+                            v = add_mod(&v, &m)?;
+                            if T::ENABLED {
+                                show_base(trace);
+                                trace.event(Event::Modifier {
+                                    name: format!("{n} ({group})"),
+                                    value: m.to_value(),
+                                    cite: c.to_string(),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            v = clamped(v, ty, clamp);
+        }
+        if T::ENABLED && (cite.is_some() || !mods.is_empty()) {
+            trace.event(Event::Let {
+                name: name.to_string(),
+                value: v.to_value(),
+                cite: cite.unwrap_or("").to_string(),
+            });
+        }
+        f.locals.push((var, v));
+        Ok(())
+    }
+
+    fn trace_let<T: Trace>(&self, f: &Frame, trace: &mut T, name: &str, var: &str, cite: Option<&str>) -> Result<(), Error> {
+        if let (true, Some(c)) = (T::ENABLED, cite) {
+            trace.event(Event::Let {
+                name: name.to_string(),
+                value: f.local(var)?.to_value(),
+                cite: c.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn num_as<T: Trace>(&self, e: &'static Expr, ty: &Ty, f: &mut Frame, trace: &mut T) -> Result<V, Error> {
+        let v = self.expr(e, f, trace)?;
+        if *ty == Ty::Dec && e.ty == Ty::Int {
+            Ok(V::Dec(Dec::from_int(int(&v)?)))
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// A message with `{value}` parts (`require`, `note`), as the generated code formats it.
+    fn message<T: Trace>(&self, parts: &'static [MsgPart], f: &mut Frame, trace: &mut T) -> Result<String, Error> {
+        let mut text = String::new();
+        for p in parts {
+            match p {
+                MsgPart::Text(t) => text.push_str(t),
+                MsgPart::Value(e) => text.push_str(&self.expr(e, f, trace)?.to_string()),
+            }
+        }
+        Ok(text)
+    }
+}
+
+fn add_mod(var: &V, m: &V) -> Result<V, Error> {
+    match (var, m) {
+        (V::Dec(a), V::Dec(b)) => Ok(V::Dec(a.checked_add(*b)?)),
+        (V::Int(a), V::Int(b)) => Ok(V::Int(a.checked_add(*b).ok_or(Error::Overflow)?)),
+        _ => Err(Error::internal("interpreter: modifier of another type than its value")),
+    }
+}
+
+fn is_zero(v: &V) -> bool {
+    matches!(v, V::Int(0)) || matches!(v, V::Dec(d) if *d == Dec::ZERO)
+}
+
+/// A `let`'s value held within its `clamp` bounds, in its own type.
+fn clamped(mut v: V, ty: &Ty, clamp: &Option<(Option<i64>, Option<i64>)>) -> V {
+    if let Some((lo, hi)) = clamp {
+        let wrap = |b: i64| {
+            if *ty == Ty::Dec {
+                V::Dec(Dec::from_int(b))
+            } else {
+                V::Int(b)
+            }
+        };
+        if let Some(l) = lo {
+            if v < wrap(*l) {
+                v = wrap(*l);
+            }
+        }
+        if let Some(h) = hi {
+            if v > wrap(*h) {
+                v = wrap(*h);
+            }
+        }
+    }
+    v
+}
+
+fn matches_pattern(p: &Pattern, v: &V) -> bool {
+    match (p, v) {
+        (Pattern::Wild, _) => true,
+        (Pattern::Range(a, b), V::Int(i)) => a.is_none_or(|a| a <= *i) && b.is_none_or(|b| *i <= b),
+        (Pattern::DecRange(a, b), V::Dec(x)) => a.is_none_or(|(n, d)| Dec::raw(n, d) <= *x) && b.is_none_or(|(n, d)| *x <= Dec::raw(n, d)),
+        (Pattern::Variant(_, var), V::Enum(i, _)) => usize::from(*i) == *var,
+        _ => false,
+    }
+}
