@@ -47,8 +47,5 @@ mod tests {
         let odds = rulebook::starleader::odds::fire(&inputs).unwrap();
         let total = odds.outcomes.iter().fold(rt::Prob::zero(), |t, (_, p)| t.add(p));
         assert_eq!(total, rt::Prob::one());
-        // The same shot from the interpreter, over the embedded text of this one book.
-        let rules = rulebook::builtin_rules().unwrap();
-        assert_eq!(names(rules.systems()), ["starleader"]);
     }
 }
