@@ -70,10 +70,16 @@ fi
 cargo build "${bindgen_manifest[@]}" --target-dir "$target_dir/bindgen"
 bindgen=$target_dir/bindgen/debug/rulebook-wasm-bindgen
 
-# The workspace's release profile links the native binary with fat LTO in one code generation unit
-# (Cargo.toml); the WebAssembly module keeps cargo's defaults (thin local LTO, 16 units) and the build
-# time the README gives.
-CARGO_PROFILE_RELEASE_LTO=${CARGO_PROFILE_RELEASE_LTO:-false} CARGO_PROFILE_RELEASE_CODEGEN_UNITS=${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-16} \
+# The WebAssembly module is built for size: optimised for size (`opt-level = "z"`), fat LTO in one
+# code generation unit, symbols stripped. Measured with `benches/build-time.sh wasm` (issue 39), all
+# five books: 8,238,760 bytes (1,669,301 gzipped), built in 5 min 25 s; cargo's defaults (speed,
+# 16 units, no LTO) gave 14,976,765 bytes (3,283,302 gzipped) in 7 min 23 s. The answers do not
+# depend on it: the rules are exact integers and decimals. Each setting can be overridden from the
+# environment (CARGO_PROFILE_RELEASE_OPT_LEVEL=3 ...).
+CARGO_PROFILE_RELEASE_OPT_LEVEL=${CARGO_PROFILE_RELEASE_OPT_LEVEL:-z} \
+CARGO_PROFILE_RELEASE_LTO=${CARGO_PROFILE_RELEASE_LTO:-fat} \
+CARGO_PROFILE_RELEASE_CODEGEN_UNITS=${CARGO_PROFILE_RELEASE_CODEGEN_UNITS:-1} \
+CARGO_PROFILE_RELEASE_STRIP=${CARGO_PROFILE_RELEASE_STRIP:-true} \
     cargo build -p rulebook-wasm --target "$target" --profile "$profile" --locked ${features[@]+"${features[@]}"}
 out_profile=$([ "$profile" = dev ] && echo debug || echo release)
 "$bindgen" --target web --out-dir web/pkg "$target_dir/$target/$out_profile/rulebook_wasm.wasm"
