@@ -47,6 +47,7 @@ pub fn taken() -> u64 {
 /// Takes one step at `site` (where the loop or call is written: `file:line:col`, the
 /// resolver). Past [`MAX_STEPS`] the resolution stops with `Error::StepLimit`; a cancelled
 /// time budget stops it with `Error::Stopped`.
+#[cfg(not(rulebook_no_step_limit))]
 #[inline(always)]
 pub fn take(site: &Site<'_>) -> Result<(), Error> {
     let n = TAKEN.with(|t| {
@@ -60,6 +61,15 @@ pub fn take(site: &Site<'_>) -> Result<(), Error> {
     Ok(())
 }
 
+/// Built with `--cfg rulebook_no_step_limit` (for measuring only: `benches/steps.sh` times the
+/// resolvers with and without the limit), a step costs nothing and no resolution is stopped.
+#[cfg(rulebook_no_step_limit)]
+#[inline(always)]
+pub fn take(_site: &Site<'_>) -> Result<(), Error> {
+    Ok(())
+}
+
+#[cfg(not(rulebook_no_step_limit))]
 #[cold]
 #[inline(never)]
 fn check(taken: u64, site: &Site<'_>) -> Result<(), Error> {
@@ -144,6 +154,7 @@ mod tests {
     };
 
     #[test]
+    #[cfg(not(rulebook_no_step_limit))]
     fn the_limit_is_exact_and_names_the_site() {
         begin();
         // The check runs every CHECK_EVERY steps: the first past the limit that it sees fails.
