@@ -158,7 +158,7 @@ fn export_edit_odds_and_diff_without_a_rebuild() {
     assert!(all.contains("starleader.to_hit") && all.contains("`result` 10.80% moved"), "{all}");
     // Unchanged rules move nothing.
     let same = text(&rulebook(&["diff", "builtin", "rules-src", "--all"]));
-    assert!(same.contains("tables changed (0)") && same.contains("changed (0 of"), "{same}");
+    assert!(same.contains("what changed (0):") && same.contains("calls (0 of"), "{same}");
     let json: serde_json::Value =
         serde_json::from_slice(&rulebook(&["diff", "builtin", &d, "starleader.to_hit", "--set", "weapon=Ghazi 10/7", "--json"]).stdout)
             .unwrap();
@@ -314,4 +314,40 @@ fn readme_review_shows_what_it_says(n: usize, dir: &str) {
             );
         }
     }
+}
+
+#[test]
+fn diff_all_lists_modifier_and_cell_edits_and_their_readers() {
+    // Issue 42: a modifier's value and a gadget's to-hit cell, each once reported as "0 of 270".
+    let dir = scratch("modifier-edit");
+    let d = dir.to_string_lossy().to_string();
+    assert!(rulebook(&["export", &d]).status.success());
+    let edit = |file: &str, from: &str, to: &str| {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches(from).count(), 1, "{from:?} in {file}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    edit("starleader/fire.rules", "+3 \"close range, pistol\"", "+2 \"close range, pistol\"");
+    edit("starleader/gadgets.rules", "\"Syter\"       | 6 |  0.0 |  300 | 1 |", "\"Syter\"       | 6 |  0.0 |  300 | 2 |");
+    let all = text(&rulebook(&["diff", "builtin", &d, "--all"]));
+    for want in [
+        "what changed (2):",
+        "starleader.gadgets row \"Syter\": to_hit 1 → 2",
+        "starleader.to_hit: modifier \"close range, pistol\": changed",
+        "was  rules-src/starleader/fire.rules:100",
+        "+3 \"close range, pistol\" when range_hexes <= 2 and weapon is pistol [6.3]",
+        "+2 \"close range, pistol\" when range_hexes <= 2 and weapon is pistol [6.3]",
+        "starleader.to_hit              its own rules; table gadgets",
+        "starleader.fire                table gadgets; calls to_hit",
+        // The default situation takes the edited gadget, so the odds show the edit.
+        "starleader.fire                `result` 10.80% moved",
+    ] {
+        assert!(all.contains(want), "diff --all lacks `{want}`:\n{all}");
+    }
+    let json: serde_json::Value = serde_json::from_slice(&rulebook(&["diff", "builtin", &d, "--all", "--json"]).stdout).unwrap();
+    let kinds: Vec<&str> = json["changes"].as_array().unwrap().iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["row", "resolver"]);
+    let fire = json["readers"].as_array().unwrap().iter().find(|r| r["resolver"] == "starleader.fire").unwrap();
+    assert_eq!(fire["default_situation"]["status"], "moved", "{fire}");
 }

@@ -97,6 +97,9 @@ pub struct System {
     pub tables: Vec<TableDef>,
     pub resolvers: Vec<ResolverDef>,
     pub records: Vec<RecordDef>,
+    /// The `const` declarations, by name: the checker folds their values into the expressions
+    /// that read them; kept here for comparing two versions of the rules (`changes`).
+    pub consts: Vec<(String, Const)>,
 }
 
 /// A record field: name, type and declared int bounds.

@@ -7,6 +7,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod ast;
+pub mod changes;
 pub mod check;
 pub mod codegen;
 pub mod diag;

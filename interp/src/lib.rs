@@ -22,6 +22,8 @@ use std::path::Path;
 #[derive(Debug, Clone)]
 pub struct Rules {
     program: &'static ir::Program,
+    /// The text the program was checked from (for showing the lines two versions differ in).
+    sources: Vec<SourceFile>,
     systems: Vec<&'static rt::SystemInfo>,
     /// Warnings the check found (errors refuse the load).
     pub warnings: usize,
@@ -69,7 +71,7 @@ impl Rules {
     fn from_compiled(compiled: driver::Compiled) -> Result<Rules, LoadError> {
         let warnings = compiled.warnings();
         match compiled.program {
-            Some(program) => Ok(Rules::from_program(program, warnings)),
+            Some(program) => Ok(Rules::from_program(program, compiled.sources, warnings)),
             None => Err(LoadError::Rules {
                 rendered: compiled.render(),
                 errors: compiled.errors(),
@@ -78,10 +80,11 @@ impl Rules {
         }
     }
 
-    fn from_program(program: ir::Program, warnings: usize) -> Rules {
+    fn from_program(program: ir::Program, sources: Vec<SourceFile>, warnings: usize) -> Rules {
         let program: &'static ir::Program = Box::leak(Box::new(program));
         Rules {
             program,
+            sources,
             systems: program.systems.iter().map(registry::system_info).collect(),
             warnings,
         }
@@ -90,6 +93,11 @@ impl Rules {
     /// The checked program (for comparing two versions of the rules table by table).
     pub fn program(&self) -> &'static ir::Program {
         self.program
+    }
+
+    /// The rules text the program was checked from.
+    pub fn sources(&self) -> &[SourceFile] {
+        &self.sources
     }
 
     /// Every loaded system, in the order of their folders.

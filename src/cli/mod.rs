@@ -6,6 +6,7 @@ mod chart;
 mod chart_file;
 mod check;
 mod diff;
+mod diff_all;
 mod inputs;
 mod list;
 mod odds;

@@ -34,6 +34,7 @@ pub use bounds::range_label;
 pub use dice::runtime_spec;
 
 /// One rules file as the checker sees it.
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     /// Path shown to users, e.g. `rules-src/starleader/fire.rules`.
     pub path: String,
@@ -108,6 +109,7 @@ impl<'a> Checker<'a> {
             tables: std::mem::take(&mut self.tables),
             resolvers: std::mem::take(&mut self.resolvers),
             records: std::mem::take(&mut self.records),
+            consts: std::mem::take(&mut self.consts).into_iter().map(|(n, (c, _, _))| (n, c)).collect(),
         })
     }
 }
