@@ -85,6 +85,13 @@ pub(super) struct Checker<'a> {
     /// need the whole system (unused tables and options) are skipped, and unknown names it
     /// declares are not reported.
     pub(super) unparsed: Option<super::names::Unparsed>,
+    /// `let`s of the resolver being lowered that an `int` value and a decimal modifier made
+    /// decimal, by their Rust name: the modifier's span and name. A type error at a use of one
+    /// points at the modifier, its cause.
+    pub(super) made_decimal: BTreeMap<String, (Span, String)>,
+    /// Each keyed table's keys and aliases as the table spells them, by normalised form: what a
+    /// "did you mean" shows, whether or not the table's rows are lowered yet.
+    pub(super) key_spellings: BTreeMap<(usize, String), String>,
 }
 
 impl<'a> Checker<'a> {
@@ -108,6 +115,8 @@ impl<'a> Checker<'a> {
             alias_stack: Vec::new(),
             records: Vec::new(),
             record_idx: BTreeMap::new(),
+            made_decimal: BTreeMap::new(),
+            key_spellings: BTreeMap::new(),
             option_spans: Vec::new(),
             broken_tables: Default::default(),
             unparsed: None,

@@ -20,6 +20,7 @@ impl<'a> Checker<'a> {
         for r in res_ast {
             if let Some(&rid) = self.resolver_idx.get(&r.name.name) {
                 let mut ctx = Ctx::new(rid);
+                self.made_decimal.clear();
                 let body = self.block(&mut ctx, &r.body);
                 self.resolvers[rid].body = body;
             }
@@ -100,7 +101,7 @@ impl<'a> Checker<'a> {
         let v = self.expr(ctx, value, None);
         let mut ty = v.ty.clone();
         let mut iv = v.iv;
-        let ms = self.let_mods(ctx, mods, &mut ty, &mut iv);
+        let (ms, first_decimal) = self.let_mods(ctx, mods, &mut ty, &mut iv);
         if !mods.is_empty() && !matches!(ty, Ty::Int | Ty::Dec | Ty::Error) {
             let n = self.ty_shown(&ty);
             self.err(
@@ -111,6 +112,7 @@ impl<'a> Checker<'a> {
                 None,
             );
         }
+        let base_int = v.ty == Ty::Int;
         let mut value_e = v;
         if ty == Ty::Dec && value_e.ty == Ty::Int {
             value_e = to_dec(value_e);
@@ -133,6 +135,9 @@ impl<'a> Checker<'a> {
         });
         self.check_iv(iv, value.span);
         let var = ctx.bind(&name.name, ty.clone(), iv, false);
+        if let (true, Ty::Dec, Some(m)) = (base_int, &ty, first_decimal) {
+            self.made_decimal.insert(var.clone(), m);
+        }
         Stmt::Let {
             var,
             name: name.name.clone(),
@@ -144,13 +149,21 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The modifiers of a `let`, adding their types and intervals to the value's (`ty`, `iv`).
-    fn let_mods(&mut self, ctx: &mut Ctx, mods: &[ast::ModItem], ty: &mut Ty, iv: &mut Iv) -> Vec<Mod> {
+    /// The modifiers of a `let`, adding their types and intervals to the value's (`ty`, `iv`);
+    /// with the first decimal one (its value's span and its name).
+    fn let_mods(&mut self, ctx: &mut Ctx, mods: &[ast::ModItem], ty: &mut Ty, iv: &mut Iv) -> (Vec<Mod>, Option<(Span, String)>) {
         let mut ms = Vec::new();
+        let mut first_decimal = None;
+        let mut note = |one: &ast::Modifier, mty: &Ty| {
+            if *mty == Ty::Dec && first_decimal.is_none() {
+                first_decimal = Some((one.value.span, one.name.clone()));
+            }
+        };
         for m in mods {
             match m {
                 ast::ModItem::One(one) => {
                     if let Some((mm, mty, miv)) = self.modifier(ctx, one) {
+                        note(one, &mty);
                         *ty = join_mod(ty, &mty);
                         *iv = add_iv(*iv, miv);
                         ms.push(mm);
@@ -161,6 +174,7 @@ impl<'a> Checker<'a> {
                     let mut giv: Option<Iv> = None;
                     for one in mods {
                         if let Some((mm, mty, miv)) = self.modifier(ctx, one) {
+                            note(one, &mty);
                             *ty = join_mod(ty, &mty);
                             giv = Some(giv.map_or(miv, |g| g.join(miv)));
                             group.push(mm);
@@ -177,7 +191,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        ms
+        (ms, first_decimal)
     }
 
     /// `var name: type = value`.

@@ -48,6 +48,7 @@ impl Checker<'_> {
                             )),
                         );
                     } else {
+                        self.key_spellings.insert((tid, norm.clone()), key.clone());
                         keys.insert(norm, ri);
                     }
                 }
@@ -56,8 +57,9 @@ impl Checker<'_> {
                         Some(row) => {
                             for (n, nspan) in names {
                                 let norm = normalize_key(n);
-                                if let std::collections::btree_map::Entry::Vacant(e) = keys.entry(norm) {
+                                if let std::collections::btree_map::Entry::Vacant(e) = keys.entry(norm.clone()) {
                                     e.insert(row);
+                                    self.key_spellings.insert((tid, norm), n.clone());
                                     self.tables[tid].aliases.push((n.clone(), row));
                                 } else {
                                     self.err(
@@ -459,10 +461,12 @@ impl Checker<'_> {
         let mut near = Vec::new();
         for n in near_norm {
             for &t in tables {
-                if let Some(&row) = self.table_keys.get(t).and_then(|m| m.get(&n)) {
-                    if let Some(label) = self.raw_key(t, row) {
-                        near.push(format!("`{label}`"));
-                    }
+                let spelled = match self.key_spellings.get(&(t, n.clone())) {
+                    Some(s) => Some(s.clone()),
+                    None => self.table_keys.get(t).and_then(|m| m.get(&n)).and_then(|&row| self.raw_key(t, row)),
+                };
+                if let Some(label) = spelled.map(|l| format!("`{l}`")).filter(|l| !near.contains(l)) {
+                    near.push(label);
                 }
             }
         }

@@ -249,8 +249,34 @@ impl Checker<'_> {
         }
     }
 
+    /// The `let` that makes `e` a decimal because of a decimal modifier: `e` itself, or a term of
+    /// its sums, differences and products. Its name, and the modifier's span and name.
+    fn decimal_by_modifier(&self, e: &Expr) -> Option<(String, Span, String)> {
+        if e.ty != Ty::Dec {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Local(v) => self.made_decimal.get(v).map(|(span, name)| (self.text_of(e.span), *span, name.clone())),
+            ExprKind::Bin(_, a, b) => self.decimal_by_modifier(a).or_else(|| self.decimal_by_modifier(b)),
+            ExprKind::Neg(a) => self.decimal_by_modifier(a),
+            _ => None,
+        }
+    }
+
     pub(super) fn mismatch(&mut self, e: Expr, want: &Ty) -> Expr {
         let (wn, fnm) = (self.ty_shown(want), self.ty_shown(&e.ty));
+        // A `let` made decimal by a decimal modifier: the cause is the modifier, not this use.
+        if let (Some((local, span, name)), Ty::Int) = (self.decimal_by_modifier(&e), want) {
+            {
+                let shown = local;
+                let help = format!(
+                    "`{shown}` is used where {wn} is needed, on line {}: write the modifier as a whole number, or round the sum where it is used: `floor({shown})`, `ceil({shown})` or `round({shown})`",
+                    self.line_of(e.span)
+                );
+                self.err("E0201", span, format!("modifier \"{name}\" is a decimal, so `{shown}` is a decimal"), "this modifier is a decimal", Some(help));
+                return Expr { ty: Ty::Error, ..e };
+            }
+        }
         let help = match (&e.ty, want) {
             (Ty::Dec, Ty::Int) => Some("round explicitly: `floor(x)`, `ceil(x)` or `round(x)`".to_string()),
             (Ty::Opt(_), _) => Some("give a fallback for none: `value ?? 0`".to_string()),

@@ -124,6 +124,9 @@ pub(super) fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) 
             .help(crate::diag::reserved_word_help(word));
         }
     }
+    if let Some(d) = missing_cite(file, src, start, &e.variant) {
+        return d;
+    }
     let (message, help) = match &e.variant {
         ErrorVariant::ParsingError { positives, .. } => {
             let mut wanted: Vec<&str> = positives.iter().filter_map(describe).collect();
@@ -144,7 +147,9 @@ pub(super) fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) 
         }
         ErrorVariant::CustomError { message } => (message.clone(), "check the line against docs/dsl.md".to_string()),
     };
-    let help = if found.starts_with('-') || found.starts_with('+') {
+    let help = if found == "=" && help.contains("a comparison") {
+        "did you mean `==`? A comparison is written `==`; a single `=` gives a name its value (`let`, `set`)".to_string()
+    } else if found.starts_with('-') || found.starts_with('+') {
         format!("{help}; a modifier needs its citation, e.g. `-3 \"counter-fire\" when action == counter_fire [5.4]`, or the line before it is unfinished")
     } else {
         help
@@ -152,6 +157,40 @@ pub(super) fn syntax_error(file: usize, src: &str, e: pest::error::Error<Rule>) 
     Diagnostic::error("E0001", Span { file, start, end }, message)
         .label("here")
         .help(help)
+}
+
+/// A line that ends without the citation it needs, followed by a line that starts with `+` or
+/// `-` (the next modifier): the parser reads the sign as arithmetic continuing the line before,
+/// and fails later, on the next line. The mistake is at the end of the line before: point there.
+fn missing_cite(file: usize, src: &str, at: usize, variant: &pest::error::ErrorVariant<Rule>) -> Option<Diagnostic> {
+    let pest::error::ErrorVariant::ParsingError { positives, .. } = variant else {
+        return None;
+    };
+    if !positives.contains(&Rule::cite) {
+        return None;
+    }
+    let before = src.get(..at)?;
+    let line_start = before.rfind('\n')? + 1;
+    let here = before[line_start..].trim_start();
+    // The next modifier, or the `}` that closes the modifiers, where the citation was still due.
+    let closes = here.is_empty() && src.get(at..).is_some_and(|rest| rest.starts_with('}'));
+    if !(here.starts_with('+') || here.starts_with('-') || closes) {
+        return None;
+    }
+    // The line before, without its comment: it must look finished (no operator left hanging).
+    let previous = &before[..line_start - 1];
+    let prev_start = previous.rfind('\n').map_or(0, |i| i + 1);
+    let code = previous[prev_start..].split("//").next().unwrap_or("");
+    let trimmed = code.trim_end();
+    if trimmed.trim().is_empty() || trimmed.ends_with(['+', '-', '*', '/', '(', ',', '=', '<', '>', '{', ']']) {
+        return None;
+    }
+    let end = prev_start + trimmed.len();
+    Some(
+        Diagnostic::error("E0001", Span { file, start: end, end }, "this line ends without its citation")
+            .label("a citation like `[6.3]` goes here")
+            .help("end the line with the rule it comes from, e.g. `+1 \"close\" when close [6.3]`; without it, a `+` or `-` that starts the next line is read as arithmetic continuing this one"),
+    )
 }
 
 /// The keyword that starts at byte `at` of `src`, if the word there is one.
