@@ -55,18 +55,18 @@ fn the_chain_equals_the_whole_battle_enumerated_path_by_path() {
         let (end, c) = chained(&rules, a, d, 200);
         assert_eq!(end, whole, "{a} against {d}");
         assert!(c.unfinished.is_zero());
-        assert_eq!(c.finished_by_round.last(), Some(&Prob::one()), "{a} against {d}");
+        assert_eq!(c.finished_by_step.last(), Some(&Prob::one()), "{a} against {d}");
     }
 }
 
 /// 3 armies against 2: the first attack is two dice against two (attacker takes both 295/1296,
 /// one each 420/1296, defender both 581/1296, the published 2-against-2 odds), so the battle is
-/// over in round 1 with 876/1296 = 73/108; the split goes on to one die against one (15/36).
+/// over in step 1 with 876/1296 = 73/108; the split goes on to one die against one (15/36).
 #[test]
 fn three_against_two_round_by_round() {
     let (end, c) = chained(&rules(), 3, 2, 200);
     assert_eq!(
-        c.finished_by_round.iter().map(|p| p.numer_denom_string()).collect::<Vec<_>>(),
+        c.finished_by_step.iter().map(|p| p.numer_denom_string()).collect::<Vec<_>>(),
         ["73/108", "1/1"]
     );
     let p = |a: i64, d: i64| end.get(&(Value::Int(a), Value::Int(d))).map(|p| p.numer_denom_string());
@@ -86,18 +86,18 @@ fn ten_against_ten_to_elimination() {
     let (end, c) = chained(&rules(), 10, 10, 200);
     let total = end.values().fold(Prob::zero(), |a, p| a.add(p));
     assert_eq!(total, Prob::one());
-    assert_eq!(c.finished_by_round.len(), 14);
+    assert_eq!(c.finished_by_step.len(), 14);
     let won = end
         .iter()
         .filter(|((_, d), _)| *d == Value::Int(0))
         .fold(Prob::zero(), |a, (_, p)| a.add(p));
     assert_eq!(won.percent(2), "47.99");
     let (_, short) = chained(&rules(), 10, 10, 5);
-    assert_eq!(short.finished_by_round.len(), 5);
+    assert_eq!(short.finished_by_step.len(), 5);
     assert!(!short.unfinished.is_zero());
     let ended = short.end.outcomes.iter().fold(Prob::zero(), |a, (_, p)| a.add(p));
     assert_eq!(ended.add(&short.unfinished), Prob::one());
-    assert_eq!(short.finished_by_round.last(), Some(&ended));
+    assert_eq!(short.finished_by_step.last(), Some(&ended));
 }
 
 /// `attack` calls `clash`, and exact odds work each clash out once (`memo_call`), shared between

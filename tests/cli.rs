@@ -519,7 +519,7 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget_and_are_estimated_in
     assert!(text.contains("mercenary.panic_fire") && text.contains(" runs, seed 0"), "{text}");
     assert!(text.contains("95% CI ["), "{text}");
     assert!(err.contains(" runs in "), "{err}");
-    // A chain of rounds says how far it got in rounds and states, not in one state's dice tree;
+    // A chain of steps says how far it got in steps and states, not in one state's dice tree;
     // the estimate plays the rounds, and --json says why it is an estimate.
     let out = rulebook(&[
         "odds",
@@ -541,7 +541,7 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget_and_are_estimated_in
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let why = doc["estimated_because"].as_str().unwrap_or_default();
     assert!(
-        why.contains("stopped after 1 s in round ") && why.contains(" states worked out"),
+        why.contains("stopped after 1 s in step ") && why.contains(" states worked out"),
         "{doc}"
     );
     assert_eq!(doc["until"]["field"], "ended", "{doc}");
@@ -560,7 +560,7 @@ fn exact_odds_that_would_run_for_hours_stop_at_their_budget_and_are_estimated_in
     assert!((total - 1.0).abs() < 1e-6, "{doc}");
 }
 
-/// `sim --until`: a step resolver played round after round in each run. Seeded alike, the steps
+/// `sim --until`: a step resolver played step after step in each run. Seeded alike, the steps
 /// of `battle_step` throw the dice that `battle` (the same step in a loop) throws, so the two
 /// simulations count the same results run for run; and the estimate lies around the exact odds of
 /// the same chain.
@@ -572,16 +572,17 @@ fn sim_until_plays_the_rounds_as_the_whole_procedure_does() {
         [&["sim", "mercenary.battle_step", "--input", file, "--until", "ended"][..], more].concat()
     };
     let common = ["--set", "max_rounds=4", "--runs", "300", "--seed", "5", "--json"];
-    let stepped = json(&[&steps(&["--rounds", "1000", "--field", "result"])[..], &common[..]].concat());
+    let stepped = json(&[&steps(&["--steps", "1000", "--field", "result"])[..], &common[..]].concat());
     let whole = json(&[&["sim", "mercenary.battle", "--input", file][..], &common[..]].concat());
     assert_eq!(stepped["outcomes"], whole["outcomes"], "{stepped}\n{whole}");
     assert_eq!(stepped["runs"], 300);
-    // Too few rounds for a battle: every run is still going, and says so.
+    // Too few steps for a battle: every run is still going, and says so (`--rounds`, the old
+    // spelling, still works).
     let out = rulebook(&steps(&["--rounds", "3", "--runs", "50"]));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(text.contains("each round after round until `ended`"), "{text}");
-    assert!(text.contains("still running after 3 rounds: 50 of the runs (100.000%)"), "{text}");
+    assert!(text.contains("each step after step until `ended`"), "{text}");
+    assert!(text.contains("still running after 3 steps: 50 of the runs (100.000%)"), "{text}");
     // An output that is not there cannot end the rounds: a usage error, with the nearest.
     for verb in ["sim", "odds"] {
         let out = rulebook(&[verb, "mercenary.battle_step", "--input", file, "--until", "ende"]);
@@ -1026,4 +1027,21 @@ fn optional_rules_are_switched_on_one_way_everywhere() {
         assert!(text.contains("--set NAME=true"), "{args:?}: {text}");
         assert!(!text.contains("=on"), "{args:?}: {text}");
     }
+}
+
+/// `odds --until` counts steps of the procedure (runs of the resolver), and says so: not "rounds",
+/// which a book means otherwise (a Mercenary Battle Round is several steps). Issue 42, point 7.
+#[test]
+fn chain_odds_count_steps_not_rounds() {
+    let args = ["odds", "risk.attack", "--rules", "benches/fixtures", "--set", "attackers=3", "--set", "defenders=2", "--until", "done"];
+    let out = rulebook(&args);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("exact odds, step after step until `done`"), "{text}");
+    assert!(text.contains("\nover by step (a step is one run of the resolver):\n"), "{text}");
+    assert!(!text.contains("round"), "{text}");
+    let json: Value = serde_json::from_slice(&rulebook(&[&args[..], &["--json"]].concat()).stdout).unwrap();
+    let by_step = json["finished_by_step"].as_array().unwrap();
+    assert!(matches!(by_step.last().and_then(Value::as_str), Some("1" | "1/1")), "{json}");
+    assert!(json.get("finished_by_round").is_none());
 }

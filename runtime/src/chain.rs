@@ -1,10 +1,10 @@
-//! Exact odds of a multi-round procedure written as one round (a "step"), as a Markov chain over
+//! Exact odds of a procedure written as one step of it, as a Markov chain over
 //! its states. The step's inputs are the state; its outcome carries the next state in the fields
 //! named like its inputs (an input with no such field, such as a policy, keeps its value), and a
-//! yes/no field (`until`) says the procedure is over. Every distinct state's round is enumerated
+//! yes/no field (`until`) says the procedure is over. Every distinct state's step is enumerated
 //! once, and paths that reach the same state merge, their probabilities added: the work grows
-//! with the number of distinct states a round can lead to, not with the dice paths through all
-//! the rounds, which the replaying enumerator would walk one by one.
+//! with the number of distinct states a step can lead to, not with the dice paths through all
+//! the steps, which the replaying enumerator would walk one by one.
 
 use crate::error::Error;
 pub use crate::odds::Chain;
@@ -18,18 +18,18 @@ use std::hash::{BuildHasher, Hash, Hasher};
 /// names the limit): past it the procedure is for `sim`.
 pub const MAX_STATES: usize = 200_000;
 
-/// Runs `step` from `start` round by round until every path has ended (`until` yes) or
-/// `max_rounds` rounds have been computed. Each round's odds come from `odds` (the resolver's own
-/// exact odds, or a caller's wrapper with a budget); a state met again reuses its round.
+/// Runs `step` from `start` step by step until every path has ended (`until` yes) or
+/// `max_steps` steps have been computed. Each step's odds come from `odds` (the resolver's own
+/// exact odds, or a caller's wrapper with a budget); a state met again reuses its step.
 pub fn chain(
     step: &ResolverInfo,
     start: &Inputs,
     until: &str,
-    max_rounds: u32,
+    max_steps: u32,
     odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>,
 ) -> Result<Chain, Error> {
     check_until(step, until)?;
-    // The inputs a round can change: those named like an output. The others keep the start's
+    // The inputs a step can change: those named like an output. The others keep the start's
     // values in every state, so states are told apart by these alone.
     let varying: Vec<String> = start
         .keys()
@@ -41,7 +41,7 @@ pub fn chain(
         until,
         varying: &varying,
     };
-    let walked = walk(start.clone(), max_rounds, odds, &rules)?;
+    let walked = walk(start.clone(), max_steps, odds, &rules)?;
     Ok(walked.into_chain(Value::clone))
 }
 
@@ -51,7 +51,7 @@ pub(crate) fn check_until(step: &ResolverInfo, until: &str) -> Result<(), Error>
         let names: Vec<&str> = step.outputs.iter().map(|o| o.name).collect();
         return Err(Error::Domain {
             what: format!(
-                "`{}` has no output `{until}` to end the rounds; its outputs are {}",
+                "`{}` has no output `{until}` to end the procedure; its outputs are {}",
                 step.name,
                 names.join(", ")
             ),
@@ -60,13 +60,13 @@ pub(crate) fn check_until(step: &ResolverInfo, until: &str) -> Result<(), Error>
     Ok(())
 }
 
-/// Whether a round's `outcome` ends the procedure: its yes/no output `until`.
+/// Whether a step's `outcome` ends the procedure: its yes/no output `until`.
 pub(crate) fn ended(step: &ResolverInfo, until: &str, outcome: &Value) -> Result<bool, Error> {
     match outcome.field(until) {
         Some(Value::Bool(b)) => Ok(*b),
         other => Err(Error::Domain {
             what: format!(
-                "`{}`'s output `{until}` must be yes/no to end the rounds, found {}",
+                "`{}`'s output `{until}` must be yes/no to end the procedure, found {}",
                 step.name,
                 other.map_or_else(|| "nothing".to_string(), |v| v.to_string())
             ),
@@ -74,8 +74,8 @@ pub(crate) fn ended(step: &ResolverInfo, until: &str, outcome: &Value) -> Result
     }
 }
 
-/// How [`walk`] reads a round's outcome and tells states apart. States are compared by the
-/// inputs a round can change only (the others are the start's in every state), and the next
+/// How [`walk`] reads a step's outcome and tells states apart. States are compared by the
+/// inputs a step can change only (the others are the start's in every state), and the next
 /// state is hashed and compared before it is built: most paths reach a state already met, and
 /// building it only to find so would copy it for nothing.
 trait Rules<S, O> {
@@ -185,12 +185,12 @@ impl<S, O> Rules<S, O> for ChainStep<S, O> {
 /// than as dynamic maps; `to_value` gives the end outcomes their dynamic form.
 pub fn chain_typed<S, O: Hash + Eq + Clone>(
     start: S,
-    max_rounds: u32,
+    max_steps: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
     step: &ChainStep<S, O>,
     to_value: fn(&O) -> Value,
 ) -> Result<Chain, Error> {
-    let walked = walk(start, max_rounds, odds, step)?;
+    let walked = walk(start, max_steps, odds, step)?;
     Ok(walked.into_chain(to_value))
 }
 
@@ -198,7 +198,7 @@ pub fn chain_typed<S, O: Hash + Eq + Clone>(
 struct Walked<O> {
     /// The outcomes that ended the procedure, one entry per distinct outcome.
     end: Vec<(Hashed<O>, Prob)>,
-    finished_by_round: Vec<Prob>,
+    finished_by_step: Vec<Prob>,
     unfinished: Prob,
     enumerated: usize,
 }
@@ -213,23 +213,23 @@ impl<O> Walked<O> {
             end: Distribution {
                 outcomes: end.into_iter().collect(),
             },
-            finished_by_round: self.finished_by_round,
+            finished_by_step: self.finished_by_step,
             unfinished: self.unfinished,
             states: self.enumerated,
         }
     }
 }
 
-/// The walk itself, round after round.
+/// The walk itself, step after step.
 fn walk<S, O: Hash + Eq + Clone>(
     start: S,
-    max_rounds: u32,
+    max_steps: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
     rules: &impl Rules<S, O>,
 ) -> Result<Walked<O>, Error> {
-    // The states' rounds share what their calls give (`odds::memo_call`): a callee met again
+    // The states' steps share what their calls give (`odds::memo_call`): a callee met again
     // with the same inputs in another state is not enumerated again.
-    crate::odds::with_shared_calls(|| walk_rounds(start, max_rounds, odds, rules))
+    crate::odds::with_shared_calls(|| walk_steps(start, max_steps, odds, rules))
 }
 
 /// A state with its hash. The walk keeps its states in the order of their hashes and compares
@@ -241,7 +241,7 @@ struct Hashed<S> {
     state: S,
 }
 
-/// Distinct states (or end outcomes) with their weights, as a round meets them: a state met again
+/// Distinct states (or end outcomes) with their weights, as a step meets them: a state met again
 /// adds to its weight, found by its hash (`index`: the first entry of each hash, in a hash table; `chained`: the
 /// next entry of the same hash, if any) and compared before the state is built.
 struct Merging<S> {
@@ -266,7 +266,7 @@ impl<S> Merging<S> {
     }
 
     /// Adds `p` to the weight of the entry of hash `hash` that `is` says is the one, or else adds
-    /// the entry `make` builds. Past `limit` distinct entries, `Err` (the caller names the round).
+    /// the entry `make` builds. Past `limit` distinct entries, `Err` (the caller names the step).
     fn add(&mut self, hash: u64, is: impl Fn(&S) -> bool, make: impl FnOnce() -> S, p: &Prob) -> Result<(), ()> {
         let new = u32::try_from(self.items.len()).map_err(|_| ())?;
         let mut at = match self.index.entry(hash, |&(h, _)| h == hash, |&(h, _)| h) {
@@ -313,7 +313,7 @@ impl<S> Merging<S> {
     }
 }
 
-/// The round already worked out for `state` among `known` (sorted by hash), taken out of it.
+/// The step already worked out for `state` among `known` (sorted by hash), taken out of it.
 fn take_known<S, O>(
     known: &mut [(Hashed<S>, Option<Distribution<O>>)],
     state: &Hashed<S>,
@@ -329,14 +329,14 @@ fn take_known<S, O>(
         .take()
 }
 
-fn walk_rounds<S, O: Hash + Eq + Clone>(
+fn walk_steps<S, O: Hash + Eq + Clone>(
     start: S,
-    max_rounds: u32,
+    max_steps: u32,
     odds: &mut dyn FnMut(&S) -> Result<Distribution<O>, Error>,
     rules: &impl Rules<S, O>,
 ) -> Result<Walked<O>, Error> {
-    // The rounds of the states of the last round computed, sorted by hash: a state that recurs at
-    // once (a procedure that can stand still) reuses its round; older ones are let go, so that
+    // The steps of the states of the last step computed, sorted by hash: a state that recurs at
+    // once (a procedure that can stand still) reuses its step; older ones are let go, so that
     // memory follows the frontier, not every state a long procedure has passed through.
     let mut known: Vec<(Hashed<S>, Option<Distribution<O>>)> = Vec::new();
     let mut enumerated = 0usize;
@@ -348,8 +348,8 @@ fn walk_rounds<S, O: Hash + Eq + Clone>(
     // Ended outcomes are few and kept whatever their number.
     let mut end = Merging::new(usize::MAX);
     let mut finished = Prob::zero();
-    let mut finished_by_round = Vec::new();
-    for round in 1..=max_rounds {
+    let mut finished_by_step = Vec::new();
+    for step in 1..=max_steps {
         if frontier.is_empty() {
             break;
         }
@@ -357,14 +357,14 @@ fn walk_rounds<S, O: Hash + Eq + Clone>(
         let mut now_known = Vec::with_capacity(frontier.len());
         let too_many = || Error::TooManyStates {
             limit: MAX_STATES as u64,
-            round,
+            step,
         };
         for (state, p) in std::mem::take(&mut frontier) {
-            crate::watch::report_chain(round, enumerated);
+            crate::watch::report_chain(step, enumerated);
             if let Some(seconds) = crate::watch::cancelled() {
                 return Err(Error::ChainStopped {
                     seconds,
-                    round,
+                    step,
                     states: enumerated,
                 });
             }
@@ -374,7 +374,7 @@ fn walk_rounds<S, O: Hash + Eq + Clone>(
                     let d = odds(&state.state).map_err(|e| match e {
                         Error::OddsStopped { seconds, .. } => Error::ChainStopped {
                             seconds,
-                            round,
+                            step,
                             states: enumerated,
                         },
                         e => e,
@@ -402,12 +402,12 @@ fn walk_rounds<S, O: Hash + Eq + Clone>(
         // The frontier was sorted by hash, so these are too.
         known = now_known;
         frontier = next.finish();
-        finished_by_round.push(finished.clone());
+        finished_by_step.push(finished.clone());
     }
     let unfinished = frontier.iter().fold(Prob::zero(), |a, (_, p)| a.add(p));
     Ok(Walked {
         end: end.finish(),
-        finished_by_round,
+        finished_by_step,
         unfinished,
         enumerated,
     })
@@ -419,7 +419,7 @@ fn state_hasher_of<T: Hash>(t: &T) -> u64 {
     h.finish()
 }
 
-/// The inputs of the next round: each input takes the outcome's field of the same name when
+/// The inputs of the next step: each input takes the outcome's field of the same name when
 /// there is one, and keeps its value otherwise.
 pub(crate) fn next_state(state: &Inputs, outcome: &Value) -> Inputs {
     state
@@ -438,15 +438,15 @@ fn add<K: Ord>(m: &mut BTreeMap<K, Prob>, k: K, p: &Prob) {
 }
 
 impl ResolverInfo {
-    /// Exact odds of the resolver as one round of a procedure, round after round until its yes/no
+    /// Exact odds of the resolver as one step of a procedure, step after step until its yes/no
     /// output `until` is yes ([`chain`]); compiled steps walk their typed states.
-    pub fn chain(&self, start: &Inputs, until: &str, max_rounds: u32) -> Result<Chain, Error> {
+    pub fn chain(&self, start: &Inputs, until: &str, max_steps: u32) -> Result<Chain, Error> {
         if let Exec::Compiled { chain: Some(typed), .. } = &self.exec {
-            if let Some(done) = typed(start, until, max_rounds) {
+            if let Some(done) = typed(start, until, max_steps) {
                 return done;
             }
         }
-        chain(self, start, until, max_rounds, &mut |s| self.odds(s))
+        chain(self, start, until, max_steps, &mut |s| self.odds(s))
     }
 }
 
@@ -509,7 +509,7 @@ mod tests {
     fn summary(w: Walked<(i64, bool)>) -> Summary {
         let mut end: Vec<_> = w.end.into_iter().map(|(h, p)| (h.state, p)).collect();
         end.sort_by_key(|e| e.0);
-        (end, w.finished_by_round, w.unfinished, w.enumerated)
+        (end, w.finished_by_step, w.unfinished, w.enumerated)
     }
 
     /// States whose hashes collide are still told apart, and merged only when equal: every state
@@ -517,22 +517,22 @@ mod tests {
     #[test]
     fn colliding_hashes_merge_only_equal_states() {
         let run = |collide| {
-            let w = walk_rounds(0, 12, &mut odds, &Walk { collide }).unwrap_or_else(|e| panic!("{e}"));
+            let w = walk_steps(0, 12, &mut odds, &Walk { collide }).unwrap_or_else(|e| panic!("{e}"));
             summary(w)
         };
-        let (end, by_round, unfinished, states) = run(false);
-        assert_eq!(run(true), (end.clone(), by_round.clone(), unfinished.clone(), states));
+        let (end, by_step, unfinished, states) = run(false);
+        assert_eq!(run(true), (end.clone(), by_step.clone(), unfinished.clone(), states));
         // Exact: what ended and what is left make 1.
         let total = end.iter().fold(unfinished.clone(), |a, (_, p)| a.add(p));
         assert_eq!(total, Prob::one());
-        assert_eq!(by_round.last(), Some(&end.iter().fold(Prob::zero(), |a, (_, p)| a.add(p))));
+        assert_eq!(by_step.last(), Some(&end.iter().fold(Prob::zero(), |a, (_, p)| a.add(p))));
         // Only the move from 5 to 6 ends it, and 5 is four moves away at least (0, 1, 2, 4, 5):
-        // nothing ends before round 5.
-        assert!(by_round.iter().take(4).all(Prob::is_zero));
-        assert!(by_round.get(4).is_some_and(|p| !p.is_zero()));
+        // nothing ends before step 5.
+        assert!(by_step.iter().take(4).all(Prob::is_zero));
+        assert!(by_step.get(4).is_some_and(|p| !p.is_zero()));
     }
 
-    /// A round past the limit of distinct states is refused, naming the round.
+    /// A step past the limit of distinct states is refused, naming the step.
     #[test]
     fn more_distinct_states_than_the_limit_are_refused() {
         let mut m: Merging<i64> = Merging::new(3);

@@ -36,15 +36,15 @@ pub enum Error {
     DiceTooLarge { notation: String },
     #[error("too many dice outcomes to enumerate exactly (more than {limit} branches); for a long procedure such as a battle, estimate with `rulebook sim`")]
     TooManyBranches { limit: u64 },
-    /// A chain of rounds (`odds --until`) reached more distinct states in one round than it keeps.
-    #[error("too many distinct states to follow exactly: more than {limit} after round {round} of the procedure (each state is everything the next round reads); estimate with `rulebook sim`, or ask with fewer rounds or smaller inputs")]
-    TooManyStates { limit: u64, round: u32 },
+    /// A chain of steps (`odds --until`) reached more distinct states in one step than it keeps.
+    #[error("too many distinct states to follow exactly: more than {limit} after step {step} of the procedure (each state is everything the next step reads); estimate with `rulebook sim`, or ask with fewer steps (--steps) or smaller inputs")]
+    TooManyStates { limit: u64, step: u32 },
     /// The caller stopped an exact computation (its time budget ran out).
     #[error("exact odds stopped after {seconds} s with about {percent}% of the dice tree explored ({explored} branches); estimate with `rulebook sim`, or ask with smaller inputs")]
     OddsStopped { seconds: u64, percent: u32, explored: u64 },
-    /// The caller stopped a chain of rounds (`odds --until`): where it had got to.
-    #[error("exact odds stopped after {seconds} s in round {round} of the procedure, with {states} states worked out; estimate with `rulebook sim`, or ask with fewer rounds (--rounds) or smaller inputs")]
-    ChainStopped { seconds: u64, round: u32, states: usize },
+    /// The caller stopped a chain of steps (`odds --until`): where it had got to.
+    #[error("exact odds stopped after {seconds} s in step {step} of the procedure, with {states} states worked out; estimate with `rulebook sim`, or ask with fewer steps (--steps) or smaller inputs")]
+    ChainStopped { seconds: u64, step: u32, states: usize },
     /// A resolution took more than `steps::MAX_STEPS` turns of loops and calls.
     #[error("the resolution took more than {limit} steps (turns of loops and calls) and was stopped at {at}; lower the loops' bounds or give them a `break`")]
     StepLimit { limit: u64, at: String },

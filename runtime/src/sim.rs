@@ -71,18 +71,18 @@ pub fn simulate_range(
     simulate_until(r, inputs, None, range, seed, threads, progress)
 }
 
-/// A procedure written as one round (as `odds --until` reads it): a run plays the resolver round
-/// after round, each round's inputs the last one's outputs of the same names (the others kept),
-/// until its yes/no output `field` is yes, for at most `max_rounds` rounds. The run's outcome is
-/// the last round's; a run still going after `max_rounds` counts in [`Tally::unfinished`].
+/// A procedure written as one step (as `odds --until` reads it): a run plays the resolver step
+/// after step, each step's inputs the last one's outputs of the same names (the others kept),
+/// until its yes/no output `field` is yes, for at most `max_steps` steps. The run's outcome is
+/// the last step's; a run still going after `max_steps` counts in [`Tally::unfinished`].
 #[derive(Clone, Copy, Debug)]
 pub struct Until<'a> {
     pub field: &'a str,
-    pub max_rounds: u32,
+    pub max_steps: u32,
 }
 
-/// [`simulate_range`], each run the resolver once or, with `until`, a procedure of its rounds.
-/// Every round of a run throws the run's dice in turn, as a procedure calling the round in a loop
+/// [`simulate_range`], each run the resolver once or, with `until`, a procedure of its steps.
+/// Every step of a run throws the run's dice in turn, as a procedure calling the step in a loop
 /// would: seeded alike, the two give the same runs.
 pub fn simulate_until(
     r: &ResolverInfo,
@@ -223,7 +223,7 @@ fn run_blocks(w: &Shared<'_>) -> Result<Tally, Failed> {
             let ran = match (w.until, prepared.as_ref().and_then(Option::as_ref)) {
                 (None, Some(p)) => p.run(&mut dice, &mut tally),
                 (None, None) => w.r.run_quiet(&mut dice, &mut NoTrace, w.inputs).map(|o| tally.add_flat(&o)),
-                (Some(u), _) => run_rounds(w.r, w.inputs, u, &mut dice).map(|outcome| match outcome {
+                (Some(u), _) => run_steps(w.r, w.inputs, u, &mut dice).map(|outcome| match outcome {
                     Some(outcome) => tally.add_flat(&outcome),
                     None => {
                         tally.runs += 1;
@@ -252,11 +252,11 @@ fn run_blocks(w: &Shared<'_>) -> Result<Tally, Failed> {
     Ok(tally)
 }
 
-/// One run of a procedure of rounds: the last round's outcome, or None when it had not ended
-/// after `until.max_rounds` rounds.
-fn run_rounds(r: &ResolverInfo, start: &Inputs, until: Until<'_>, dice: &mut Seeded) -> Result<Option<Value>, Error> {
+/// One run of a procedure of steps: the last step's outcome, or None when it had not ended
+/// after `until.max_steps` steps.
+fn run_steps(r: &ResolverInfo, start: &Inputs, until: Until<'_>, dice: &mut Seeded) -> Result<Option<Value>, Error> {
     let mut state = std::borrow::Cow::Borrowed(start);
-    for _ in 0..until.max_rounds {
+    for _ in 0..until.max_steps {
         let outcome = r.run_quiet(dice, &mut NoTrace, &state)?;
         if crate::chain::ended(r, until.field, &outcome)? {
             return Ok(Some(outcome));

@@ -53,7 +53,7 @@ pub struct Tally {
     /// The events of the last run's flattened outcome, each leaf with its place in `ints` or
     /// `cats`: a run that repeats them adds its leaves there without building their paths.
     shape: Shape,
-    /// Runs of a procedure simulated round after round ([`Until`]) that had not ended after its
+    /// Runs of a procedure simulated step after step ([`Until`]) that had not ended after its
     /// most rounds: counted in `runs`, with no outcome.
     pub unfinished: u64,
 }

@@ -1,6 +1,6 @@
 //! The watch of an exact computation: how far it has come, read from another thread (progress
 //! bars), and a way to stop it (time budgets). It is below everything that reads it: the odds
-//! engine, the chain of rounds, and the step limit (`steps`), which stops a long loop between two
+//! engine, the chain of steps, and the step limit (`steps`), which stops a long loop between two
 //! dice.
 
 /// How far an enumeration on another thread has come, and a way to stop it: the caller shares
@@ -16,8 +16,8 @@ pub struct Watch {
     pub cancel: std::sync::atomic::AtomicBool,
     /// What the caller reports in that error (its own budget, in seconds).
     pub budget_seconds: std::sync::atomic::AtomicU64,
-    /// A chain of rounds (`odds --until`): the round under way (0 when the work is no chain)...
-    pub chain_round: std::sync::atomic::AtomicU64,
+    /// A chain of steps (`odds --until`): the step under way (0 when the work is no chain)...
+    pub chain_step: std::sync::atomic::AtomicU64,
     /// ...and the states worked out so far.
     pub chain_states: std::sync::atomic::AtomicU64,
 }
@@ -36,7 +36,7 @@ pub fn with_watch<R>(watch: std::sync::Arc<Watch>, f: impl FnOnce() -> R) -> R {
 }
 
 /// The budget, in seconds, of a watch on this thread that the caller has cancelled: a long
-/// computation made of many small enumerations (a chain of rounds) checks it between them, as
+/// computation made of many small enumerations (a chain of steps) checks it between them, as
 /// each enumeration checks it every thousand leaves.
 pub fn cancelled() -> Option<u64> {
     use std::sync::atomic::Ordering::Relaxed;
@@ -48,12 +48,12 @@ pub fn cancelled() -> Option<u64> {
     })
 }
 
-/// A chain of rounds reports where it is to a watch on this thread, if any.
-pub(crate) fn report_chain(round: u32, states: usize) {
+/// A chain of steps reports where it is to a watch on this thread, if any.
+pub(crate) fn report_chain(step: u32, states: usize) {
     use std::sync::atomic::Ordering::Relaxed;
     WATCH.with(|w| {
         if let Some(w) = w.borrow().as_ref() {
-            w.chain_round.store(u64::from(round), Relaxed);
+            w.chain_step.store(u64::from(step), Relaxed);
             w.chain_states.store(u64::try_from(states).unwrap_or(u64::MAX), Relaxed);
         }
     });

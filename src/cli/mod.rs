@@ -118,8 +118,9 @@ share of the runs with its 95% interval, the distribution of the first whole-num
 varies (a battle's rounds) and the means with their intervals. --precision P runs in batches until
 every probability reported is known to ±P at 95% (or --runs is reached), and says how many runs
 that took. --exact-check compares the estimates with the exact odds, outcome by outcome.
---until FIELD plays a resolver written as one round (as `odds --until` reads it) round after
-round in each run, until its yes/no output FIELD is yes; --field reports only some outputs.")]
+--until FIELD plays a resolver written as one step of a procedure (as `odds --until` reads it)
+step after step in each run, until its yes/no output FIELD is yes; --field reports only some
+outputs. A step is one run of the resolver: a battle's step may be a phase of a Battle Round.")]
     Sim(SimArgs),
     /// Compare two versions of the rules: how an edit moves the exact odds
     #[command(after_help = "\
@@ -217,15 +218,16 @@ pub struct OddsArgs {
     /// on them merge. A battle's end (`--field result`) reads at once, whatever else differs
     #[arg(long = "field", value_name = "FIELD", value_delimiter = ',')]
     pub fields: Vec<String>,
-    /// Run the resolver as one round of a procedure, round after round, until its yes/no output
-    /// FIELD is yes: each round's outputs named like its inputs are the next round's inputs (the
-    /// other inputs, such as a policy, stay). Rounds that reach the same state merge, so a
-    /// battle to elimination has exact odds: the end, and the chance it is over by each round
+    /// Run the resolver as one step of a procedure, step after step, until its yes/no output
+    /// FIELD is yes: each step's outputs named like its inputs are the next step's inputs (the
+    /// other inputs, such as a policy, stay). Steps that reach the same state merge, so a
+    /// battle to elimination has exact odds: the end, and the chance it is over by each step (a
+    /// step is one run of the resolver, which may be less than what the book calls a round)
     #[arg(long, value_name = "FIELD")]
     pub until: Option<String>,
-    /// With --until: the most rounds computed; what is still running then is reported
-    #[arg(long, value_name = "N", default_value_t = 200, requires = "until", value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    pub rounds: u32,
+    /// With --until: the most steps computed; what is still running then is reported
+    #[arg(long, alias = "rounds", value_name = "N", default_value_t = 200, requires = "until", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub steps: u32,
     /// Also draw the result as an SVG chart in FILE (written whole or not at all)
     #[arg(long, value_name = "FILE.svg")]
     pub chart: Option<PathBuf>,
@@ -267,14 +269,14 @@ pub struct SimArgs {
     /// Also draw the result as an SVG chart in FILE (written whole or not at all)
     #[arg(long, value_name = "FILE.svg")]
     pub chart: Option<PathBuf>,
-    /// Run the resolver as one round of a procedure, as `odds --until` does: each run plays round
-    /// after round, each round's outputs named like its inputs the next round's inputs, until its
-    /// yes/no output FIELD is yes; the report is of the last round's outcomes
+    /// Run the resolver as one step of a procedure, as `odds --until` does: each run plays step
+    /// after step, each step's outputs named like its inputs the next step's inputs, until its
+    /// yes/no output FIELD is yes; the report is of the last step's outcomes
     #[arg(long, value_name = "FIELD")]
     pub until: Option<String>,
-    /// With --until: the most rounds a run plays; the runs still going then are reported
-    #[arg(long, value_name = "N", default_value_t = 200, requires = "until", value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    pub rounds: u32,
+    /// With --until: the most steps a run plays; the runs still going then are reported
+    #[arg(long, alias = "rounds", value_name = "N", default_value_t = 200, requires = "until", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub steps: u32,
     /// Report only these outputs (repeat the option, or separate with commas), as `odds --field`
     #[arg(long = "field", value_name = "FIELD", value_delimiter = ',')]
     pub fields: Vec<String>,
@@ -659,7 +661,7 @@ pub(crate) fn budgeted<T: Send>(budget: u64, work: impl FnOnce() -> Result<T, rt
             if elapsed >= Duration::from_secs(1) && std::io::stderr().is_terminal() {
                 let b = bar.get_or_insert_with(|| {
                     let b = indicatif::ProgressBar::new(1_000_000);
-                    let template = if watch.chain_round.load(Relaxed) > 0 {
+                    let template = if watch.chain_step.load(Relaxed) > 0 {
                         "{spinner} exact odds, {msg}"
                     } else {
                         "{spinner} exact odds {bar:40} {percent}% of the dice tree, {msg}"
@@ -669,11 +671,11 @@ pub(crate) fn budgeted<T: Send>(budget: u64, work: impl FnOnce() -> Result<T, rt
                     );
                     b
                 });
-                let round = watch.chain_round.load(Relaxed);
-                if round > 0 {
+                let step = watch.chain_step.load(Relaxed);
+                if step > 0 {
                     // A chain: the dice tree under way is one state's, so say where the chain is.
                     b.set_message(format!(
-                        "round {round} of the procedure, {} states worked out; gives up after {budget} s",
+                        "step {step} of the procedure, {} states worked out; gives up after {budget} s",
                         watch.chain_states.load(Relaxed)
                     ));
                 } else {

@@ -25,7 +25,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     let fields = chosen_fields(r, &args.fields)?;
     check_until(r, args.until.as_deref())?;
     let exact = match &args.until {
-        Some(until) => super::budgeted(args.budget, || r.chain(&bound, until, args.rounds)).map(|c| (c.end.clone(), Some(c))),
+        Some(until) => super::budgeted(args.budget, || r.chain(&bound, until, args.steps)).map(|c| (c.end.clone(), Some(c))),
         None => super::budgeted(args.budget, || r.odds(&bound)).map(|d| (d, None)),
     };
     let (dist, chain) = match exact {
@@ -49,7 +49,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
     };
     let heading = match (&chain, &args.until) {
         (Some(c), Some(until)) => format!(
-            "{path}{title}: exact odds, round after round until `{until}` ({} distinct states)",
+            "{path}{title}: exact odds, step after step until `{until}` ({} distinct states)",
             c.states
         ),
         _ => format!("{path}{title}: exact odds"),
@@ -58,7 +58,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         let mut doc = rt::json::odds(s, r, &bound, &dist);
         if let (Some(c), Some(until)) = (&chain, &args.until) {
             doc["until"] = json!(until);
-            doc["finished_by_round"] = json!(c.finished_by_round.iter().map(|p| p.numer_denom_string()).collect::<Vec<_>>());
+            doc["finished_by_step"] = json!(c.finished_by_step.iter().map(|p| p.numer_denom_string()).collect::<Vec<_>>());
             doc["unfinished"] = json!(c.unfinished.numer_denom_string());
             doc["states"] = json!(c.states);
         }
@@ -92,15 +92,15 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         view.write_text(out)?;
     }
     if let Some(c) = &chain {
-        writeln!(out, "\nover by round:")?;
-        let labels: Vec<String> = (1..=c.finished_by_round.len()).map(|k| k.to_string()).collect();
-        let rows: Vec<(String, &rt::Prob)> = labels.iter().cloned().zip(c.finished_by_round.iter()).collect();
+        writeln!(out, "\nover by step (a step is one run of the resolver):")?;
+        let labels: Vec<String> = (1..=c.finished_by_step.len()).map(|k| k.to_string()).collect();
+        let rows: Vec<(String, &rt::Prob)> = labels.iter().cloned().zip(c.finished_by_step.iter()).collect();
         write_table(&rows, out)?;
         if !c.unfinished.is_zero() {
             writeln!(
                 out,
-                "  still running after {} rounds: {} ({}%); --rounds computes more",
-                c.finished_by_round.len(),
+                "  still running after {} steps: {} ({}%); --steps computes more",
+                c.finished_by_step.len(),
                 c.unfinished.numer_denom_string(),
                 c.unfinished.percent(2)
             )?;
@@ -140,7 +140,7 @@ fn too_large(e: &rt::Error) -> bool {
 const FALLBACK_PRECISION: f64 = 0.01;
 
 /// Exact odds too large to work out: `sim` estimates them instead (to ±1% at 95%, within
-/// `--budget` seconds), with the same inputs, rounds and fields, and its report says why first.
+/// `--budget` seconds), with the same inputs, steps and fields, and its report says why first.
 fn estimate_instead(
     systems: &[&'static rt::SystemInfo],
     args: &OddsArgs,
@@ -165,7 +165,7 @@ fn estimate_instead(
         json: args.json,
         chart: args.chart.clone(),
         until: args.until.clone(),
-        rounds: args.rounds,
+        steps: args.steps,
         fields: args.fields.clone(),
         instead_of_exact: Some(why),
     };
@@ -357,9 +357,9 @@ struct Observed {
 /// any other value must be one of the field's values, and a field one of the outcome's.
 fn observed(dist: &rt::Distribution<rt::Value>, text: &str) -> Result<Observed, CliError> {
     if dist.outcomes.is_empty() {
-        // A procedure (`--until`) none of whose paths ended within its rounds.
+        // A procedure (`--until`) none of whose paths ended within its steps.
         return Err(CliError::usage(format!(
-            "--observed {text}: no outcome ended, so there is nothing to compare it with (ask for more --rounds)"
+            "--observed {text}: no outcome ended, so there is nothing to compare it with (ask for more --steps)"
         )));
     }
     let fields: Vec<&'static str> = match dist.outcomes.first() {

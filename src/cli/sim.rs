@@ -54,7 +54,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     };
     let until = args.until.as_deref().map(|field| rt::Until {
         field,
-        max_rounds: args.rounds,
+        max_steps: args.steps,
     });
     let started = Instant::now();
     // A first batch, timed, so that a long simulation says at once how long it will take; the
@@ -69,7 +69,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         FIRST_BATCH.max(64 * threads as u64)
     });
     // The first batch grows from a run a thread, doubling, until it is done or (a plain --runs)
-    // has taken half a second: a procedure whose runs are long (`--until` with many rounds) says how long the
+    // has taken half a second: a procedure whose runs are long (`--until` with many steps) says how long the
     // rest will take at once, not after its whole first batch.
     let mut tally = rt::Tally::default();
     let mut runs = 0;
@@ -159,7 +159,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     // all the output).
     let exact = if args.exact_check {
         let exact = match until {
-            Some(u) => super::with_budget(args.budget, || r.chain(&bound, u.field, u.max_rounds)).map(|c| c.end),
+            Some(u) => super::with_budget(args.budget, || r.chain(&bound, u.field, u.max_steps)).map(|c| c.end),
             None => super::exact_odds(r, &bound, args.budget),
         };
         let d = exact.map_err(|e| CliError {
@@ -189,7 +189,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
         if let (Some(u), Some(o)) = (until, doc.as_object_mut()) {
             o.insert(
                 "until".into(),
-                serde_json::json!({"field": u.field, "rounds": u.max_rounds, "unfinished": tally.unfinished}),
+                serde_json::json!({"field": u.field, "steps": u.max_steps, "unfinished": tally.unfinished}),
             );
         }
         if let (Some((target, widest)), Some(o)) = (&precision, doc.as_object_mut()) {
@@ -223,7 +223,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     match until {
         Some(u) => writeln!(
             out,
-            "{path} — {}: {} runs, seed {}, each round after round until `{}`",
+            "{path} — {}: {} runs, seed {}, each step after step until `{}`",
             r.title, runs, args.seed, u.field
         )?,
         None => writeln!(out, "{path} — {}: {} runs, seed {}", r.title, runs, args.seed)?,
@@ -231,8 +231,8 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     if let Some(u) = until.filter(|_| tally.unfinished > 0) {
         writeln!(
             out,
-            "still running after {} rounds: {} of the runs ({:.3}%), with no outcome below; --rounds allows more",
-            u.max_rounds,
+            "still running after {} steps: {} of the runs ({:.3}%), with no outcome below; --steps allows more",
+            u.max_steps,
             tally.unfinished,
             tally.unfinished as f64 * 100.0 / runs.max(1) as f64
         )?;

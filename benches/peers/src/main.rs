@@ -111,9 +111,9 @@ fn check(fire_json: &str, risk_json: &str) -> Result<(), String> {
     let c = risk_chain(step, &start).map_err(|e| e.to_string())?;
     let ours = rt::json::odds(&fixtures::risk::SYSTEM, step, &start, &c.end);
     let cli = read_doc(risk_json)?;
-    let finished: Vec<String> = c.finished_by_round.iter().map(|p| p.numer_denom_string()).collect();
+    let finished: Vec<String> = c.finished_by_step.iter().map(|p| p.numer_denom_string()).collect();
     if outcomes_of(&ours) != outcomes_of(&cli)
-        || cli["finished_by_round"] != json!(finished)
+        || cli["finished_by_step"] != json!(finished)
         || cli["states"] != json!(c.states)
         || !c.unfinished.is_zero()
     {

@@ -1,5 +1,5 @@
 //! The results of exact odds: `Distribution`, an exact outcome distribution, and `Chain`, that of
-//! a procedure run as a chain of rounds.
+//! a procedure run as a chain of steps.
 
 use super::prob::Prob;
 use std::collections::BTreeMap;
@@ -37,18 +37,18 @@ impl<O> Distribution<O> {
     }
 }
 
-/// The exact distribution of a procedure run as a chain of rounds.
+/// The exact distribution of a procedure run as a chain of steps.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chain {
-    /// The outcomes of the rounds that ended the procedure (their `until` field yes), merged over
-    /// every round: the distribution of how it ended, short of `unfinished`.
+    /// The outcomes of the steps that ended the procedure (their `until` field yes), merged over
+    /// every step: the distribution of how it ended, short of `unfinished`.
     pub end: Distribution<crate::value::Value>,
-    /// The probability that the procedure has ended after round 1, 2, ... (cumulative).
-    pub finished_by_round: Vec<Prob>,
-    /// The probability that it is still running after the last round computed (0 when every
-    /// path ended within `max_rounds`).
+    /// The probability that the procedure has ended after step 1, 2, ... (cumulative).
+    pub finished_by_step: Vec<Prob>,
+    /// The probability that it is still running after the last step computed (0 when every
+    /// path ended within `max_steps`).
     pub unfinished: Prob,
-    /// Rounds enumerated: one per distinct state, but for a state met again after a round apart
+    /// Steps enumerated: one per distinct state, but for a state met again after a step apart
     /// (enumerated again rather than kept).
     pub states: usize,
 }
