@@ -96,6 +96,27 @@ macro_rules! serialize_via_value {
     };
 }
 
+/// `impl serde::Serialize` and `impl Display` for a generated enum: both write the variant's name
+/// in the rules (`hit`), as `rulebook roll --json` prints it. (`Debug` writes the Rust name, `Hit`.)
+#[macro_export]
+macro_rules! rules_enum {
+    ($ty:ty) => {
+        impl $crate::serde::Serialize for $ty {
+            fn serialize<RtSerializer: $crate::serde::Serializer>(
+                &self,
+                serializer: RtSerializer,
+            ) -> Result<RtSerializer::Ok, RtSerializer::Error> {
+                serializer.serialize_str($crate::EnumType::name(*self))
+            }
+        }
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str($crate::EnumType::name(*self))
+            }
+        }
+    };
+}
+
 /// A whole number checked against its declared range (an input, a record's field):
 /// `Error::OutOfRange` naming it when outside.
 #[inline]

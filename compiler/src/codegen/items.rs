@@ -47,7 +47,7 @@ impl<'a> Gen<'a> {
             .map(|(i, (v, _))| format!("{name}::{} => {i},", camel(v)))
             .collect();
         format!(
-            "{}\nimpl rt::EnumType for {name} {{\n const TYPE_NAME: &'static str = {};\n const VARIANTS: &'static [&'static str] = &[{}];\n fn from_index(i: usize) -> Option<Self> {{ match i {{ {} _ => None }} }}\n fn index(self) -> usize {{ match self {{ {} }} }}\n}}\npub static ENUM_{}: rt::EnumInfo = rt::EnumInfo {{ name: {}, variants: &[{}] }};\n/// Serialized as the variant's name in the rules (`{}`, ...), as `rulebook roll --json` prints it.\nimpl rt::serde::Serialize for {name} {{ fn serialize<RtSerializer: rt::serde::Serializer>(&self, serializer: RtSerializer) -> Result<RtSerializer::Ok, RtSerializer::Error> {{ serializer.serialize_str(rt::EnumType::name(*self)) }} }}",
+            "{}\nimpl rt::EnumType for {name} {{\n const TYPE_NAME: &'static str = {};\n const VARIANTS: &'static [&'static str] = &[{}];\n fn from_index(i: usize) -> Option<Self> {{ match i {{ {} _ => None }} }}\n fn index(self) -> usize {{ match self {{ {} }} }}\n}}\npub static ENUM_{}: rt::EnumInfo = rt::EnumInfo {{ name: {}, variants: &[{}] }};\n// Serialized and displayed as the variant's name in the rules (`{}`, ...).\nrt::rules_enum!({name});",
             s.to_string(),
             lit(&e.name),
             variants.join(", "),

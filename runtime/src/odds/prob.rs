@@ -248,9 +248,15 @@ impl Ord for Prob {
     }
 }
 
+/// "145/432"; a whole number without its denominator: "0", "1" (JSON keeps the fraction's form,
+/// [`Prob::numer_denom_string`], for scripts that split at the `/`).
 impl fmt::Display for Prob {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.numer_denom_string())
+        match self {
+            Prob::Small(r) if *r.denom() == 1 => write!(f, "{}", r.numer()),
+            Prob::Big(b) if b.is_integer() => write!(f, "{}", b.numer()),
+            _ => f.write_str(&self.numer_denom_string()),
+        }
     }
 }
 
