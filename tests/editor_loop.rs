@@ -351,3 +351,43 @@ fn diff_all_lists_modifier_and_cell_edits_and_their_readers() {
     let fire = json["readers"].as_array().unwrap().iter().find(|r| r["resolver"] == "starleader.fire").unwrap();
     assert_eq!(fire["default_situation"]["status"], "moved", "{fire}");
 }
+
+/// docs/dsl.md, the editor's guide: every `rulebook` command it shows runs, and under each
+/// `$ rulebook` line the lines it shows are lines the command prints, with the walkthrough's
+/// density edit made in `my-rules` (commands without `--rules my-rules` read the built-in rules,
+/// as the guide says). Issue 42, point 4.
+#[test]
+fn the_rules_guide_walkthrough_shows_what_it_says() {
+    let dir = scratch("dsl-guide");
+    let my_rules = dir.join("my-rules");
+    let d = my_rules.to_string_lossy().to_string();
+    let commands = common::doc_commands("docs/dsl.md");
+    assert!(commands.len() >= 10, "{commands:#?}");
+    assert_eq!(commands.iter().find(|c| c.args.iter().any(|a| a == "my-rules")).map(|c| c.args[0].as_str()), Some("export"));
+    for c in &commands {
+        let args: Vec<&str> = c.args.iter().map(|a| if a == "my-rules" { d.as_str() } else { a.as_str() }).collect();
+        if c.args[0] == "export" {
+            // Each export the guide shows starts from a new folder, as a reader's first would.
+            let _ = std::fs::remove_dir_all(&my_rules);
+        }
+        let out = rulebook(&args);
+        assert!(out.status.success(), "docs/dsl.md:{}: rulebook {}\n{}", c.line, c.args.join(" "), text_of(&out.stderr));
+        if c.args[0] == "export" {
+            // The guide's edit, made once the folder exists.
+            let weapons = my_rules.join("starleader/weapons.rules");
+            let before = std::fs::read_to_string(&weapons).unwrap();
+            let line = before.lines().find(|l| l.trim_start().starts_with("\"Ghazi 10/7\"")).unwrap();
+            std::fs::write(&weapons, before.replacen(line, &line.replacen("| 10 |", "| 11 |", 1), 1)).unwrap();
+        }
+        let printed = text_of(&out.stdout).replace(&d, "my-rules");
+        let lines: Vec<&str> = printed.lines().map(str::trim_end).collect();
+        for shown in &c.output {
+            assert!(
+                lines.contains(&shown.as_str()),
+                "docs/dsl.md:{} shows `{shown}`, which `rulebook {}` does not print:\n{printed}",
+                c.line,
+                c.args.join(" ")
+            );
+        }
+    }
+}

@@ -125,7 +125,13 @@ fn command_args(text: &str) -> Option<Vec<String>> {
 /// Every `rulebook` command in README.md, in order: in code blocks (continued over `\` line
 /// ends) and in backticks in the prose (except those with a placeholder such as `SYSTEM`).
 pub fn readme_commands() -> Vec<ShownCommand> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    doc_commands("README.md")
+}
+
+/// Every `rulebook` command in the Markdown file at `path` (from the project folder), as
+/// [`readme_commands`] reads README.md.
+pub fn doc_commands(path: &str) -> Vec<ShownCommand> {
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
     let lines: Vec<&str> = readme.lines().collect();
     let mut out: Vec<ShownCommand> = Vec::new();
     let (mut block, mut fence_indent, mut in_fence, mut shell) = (0, 0, false, false);
