@@ -137,10 +137,12 @@ fn odds_chart_has_a_title_a_bar_per_outcome_and_bars_in_the_order_of_the_exact_o
             s.texts
         );
     }
-    // One panel, one bar per outcome: hit 12/25, miss 1/2, breakdown 1/50, each labelled.
+    // One panel, one bar per outcome: hit 12/25, miss 1/2, breakdown 1/50, each labelled with its
+    // value of the field the panel's title names.
     let bars = s.bars(FIRST);
     assert_eq!(bars.len(), 3, "{:?}", s.rects);
-    for label in ["result=hit", "result=miss", "result=breakdown"] {
+    assert!(s.has_text("outcomes (3): result"), "{:?}", s.texts);
+    for label in ["hit", "miss", "breakdown"] {
         assert!(s.has_text(label), "no label {label}: {:?}", s.texts);
     }
     for text in ["12/25  48.00%", "1/2  50.00%", "1/50  2.00%"] {
@@ -182,7 +184,7 @@ fn odds_chart_draws_every_row_of_the_text_and_each_varying_field() {
     let lengths: Vec<f64> = bars[..21].iter().map(|b| b.0).collect();
     assert_ordered_like(&lengths, &probs);
     assert_ordered_like(&[bars[21].0, bars[22].0], &[prob("145/432"), prob("287/432")]);
-    for panel in ["outcomes (21)", "result", "raw_roll"] {
+    for panel in ["outcomes (21): result · raw_roll", "result", "raw_roll"] {
         assert!(s.has_text(panel), "no panel {panel}");
     }
     assert!(s.has_text("in every outcome: target=12"));
@@ -327,4 +329,110 @@ fn a_chart_that_cannot_be_written_is_a_usage_error_and_nothing_is_written() {
     let out = rulebook(&["diff", "builtin", "builtin", "--all", "--chart", "x.svg"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("x.svg").exists());
+}
+
+/// Every `<text>` of an SVG as (x of its left end, x of its right end, the text): its width
+/// estimated from its characters at 0.6 of the font size (bold 0.65), an upper bound for the
+/// sans-serif fonts the SVG names at these sizes.
+fn text_extents(svg: &str) -> (f64, Vec<(f64, f64, String)>) {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let root = doc.root_element();
+    let width: f64 = root.attribute("width").unwrap().parse().unwrap();
+    let mut out = Vec::new();
+    for n in root.descendants().filter(|n| n.has_tag_name("text")) {
+        let text = n.text().unwrap_or("").trim().to_string();
+        if n.attribute("transform").is_some_and(|t| t.contains("rotate")) {
+            continue; // an axis name written upwards: its width is vertical
+        }
+        let x: f64 = n.attribute("x").unwrap().parse().unwrap();
+        let size: f64 = n.attribute("font-size").unwrap().parse().unwrap();
+        let per_char = if n.attribute("font-weight") == Some("bold") { 0.65 } else { 0.6 };
+        let w = text.chars().count() as f64 * size * per_char;
+        let (left, right) = match n.attribute("text-anchor") {
+            Some("middle") => (x - w / 2.0, x + w / 2.0),
+            Some("end") => (x - w, x),
+            _ => (x, x + w),
+        };
+        out.push((left, right, text));
+    }
+    (width, out)
+}
+
+/// Issue 42, point 9: no text of any kind of chart runs off the canvas (the joint panel of a
+/// shot with all its options, a diff's footer, a battle's means, a long title).
+#[test]
+fn no_text_runs_off_the_canvas() {
+    let dir = scratch("fit");
+    let edited = dir.join("edited");
+    assert!(rulebook(&["export", &edited.to_string_lossy()]).status.success());
+    let e = edited.to_string_lossy().to_string();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--set", "heavy_hits=true"],
+        vec!["diff", "builtin", &e, "starleader.fire", "--set", "weapon=Ghazi 10/7"],
+        vec!["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--runs", "200"],
+        vec!["sim", "combat3000.turn", "--input", "examples/combat3000-skirmish.yaml", "--runs", "100"],
+        vec!["odds", "mercenary.battle_step", "--input", "examples/mercenary-two-a-side.yaml", "--until", "ended", "--field", "result"],
+    ];
+    for (k, args) in cases.iter().enumerate() {
+        let file = dir.join(format!("chart{k}.svg"));
+        let (svg, _) = chart(args, &file);
+        let (width, texts) = text_extents(&svg);
+        assert!(!texts.is_empty());
+        for (left, right, text) in texts {
+            assert!(left >= 0.0 && right <= width, "{args:?}: `{text}` spans {left:.0}..{right:.0} of {width}");
+        }
+    }
+}
+
+/// Issue 42, point 9: the joint panel names the varying fields once and labels each row with
+/// their values, so no label is cut mid-field; past 40 rows every result keeps a row (a shot's
+/// rare `blown` among 57 outcomes).
+#[test]
+fn the_joint_panel_labels_rows_by_their_values_and_keeps_every_result() {
+    let dir = scratch("joint");
+    let args = ["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--set", "heavy_hits=true"];
+    let (svg, _) = chart(&args, &dir.join("fire.svg"));
+    let svg = parse(&svg);
+    let joint_title = svg.texts.iter().find(|t| t.starts_with("outcomes (")).expect("the joint panel");
+    assert!(joint_title.ends_with(": result · damage · heavy_hit · knocked_down · drops_weapons · self_damage · weapon_state"), "{joint_title}");
+    assert!(!svg.texts.iter().any(|t| t.contains('=') && t.contains('…')), "a label cut mid-field: {:?}", svg.texts);
+    for result in ["hit", "miss", "jammed", "blown"] {
+        let prefix = format!("{result} · ");
+        assert!(svg.texts.iter().any(|t| t.starts_with(&prefix)), "no row of `{result}` in the joint panel: {:?}", svg.texts);
+    }
+    assert!(svg.texts.iter().any(|t| t.starts_with("… ") && t.ends_with(" more")));
+}
+
+/// Issue 42, point 9: means of different sizes are drawn on different axes: a battle's losses
+/// (about 50) and the units left (about 0.2) are not in one panel.
+#[test]
+fn means_of_different_sizes_get_their_own_panels() {
+    let dir = scratch("means");
+    let args = ["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--runs", "200"];
+    let (svg, _) = chart(&args, &dir.join("sim.svg"));
+    let svg = parse(&svg);
+    let panels: Vec<&String> = svg.texts.iter().filter(|t| t.starts_with("means per run")).collect();
+    assert!(panels.len() >= 2, "{panels:?}");
+    // The panels' order follows the texts: the large losses come before the small units left.
+    let at = |t: &str| svg.texts.iter().position(|x| x == t).unwrap_or_else(|| panic!("no `{t}`"));
+    assert!(at("losses_b.infantry.lost") < at(panels[1]) && at(panels[1]) < at("units_left_b"), "{:?}", svg.texts);
+}
+
+/// Issue 42, point 9: a chart is SVG, so a name of another format is refused before any work
+/// (nothing written), and a chart written says where on stderr.
+#[test]
+fn a_chart_under_another_format_is_refused_and_a_written_one_is_named() {
+    let dir = scratch("format");
+    let png = dir.join("x.png");
+    let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--chart", &png.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("charts are SVG, not PNG; give ") && err.contains("x.svg"), "{err}");
+    assert!(!png.exists());
+    let svg = dir.join("x.svg");
+    let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--chart", &svg.to_string_lossy()]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("chart written to {}", svg.display())), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("chart written"), "stdout stays the report");
 }

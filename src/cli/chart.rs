@@ -26,8 +26,11 @@ pub const INTERVAL: RGBColor = RGBColor(0x11, 0x11, 0x11);
 const MAX_ROWS: usize = 40;
 /// Characters of a row label; a longer one is cut with "…".
 const MAX_LABEL: usize = 60;
-/// Lines of inputs under the title; more are cut with "…".
-const MAX_INPUT_LINES: usize = 4;
+/// Lines of inputs under the title, and of each note at the foot; more are cut with "…".
+const MAX_INPUT_LINES: usize = 5;
+/// Characters of a line of inputs or notes (16 px text: about 7.5 px a character, within the
+/// width less the margins).
+const LINE_CHARS: usize = 125;
 
 /// What to draw: a title, the inputs under it, panels one above the other, notes at the foot.
 pub struct Chart {
@@ -60,6 +63,9 @@ pub enum Kind {
 
 pub struct BarRow {
     pub label: String,
+    /// Rows of one group (the same result): when a panel has too many rows to draw, each group
+    /// keeps its most probable row, so no result disappears into "… more". Empty: no groups.
+    pub group: String,
     /// One value per series, as probabilities (0 to 1).
     pub values: Vec<f64>,
     /// The text at the end of each bar (the exact fraction and percentage).
@@ -87,21 +93,44 @@ pub fn check_target(path: &Path) -> Result<(), CliError> {
 }
 
 /// Draws `chart` and writes it to `path` (`chart_file::write`: a regular file atomically, a
-/// special file in place; exit 2 when the path given cannot be written).
+/// special file in place; exit 2 when the path given cannot be written), then says where on
+/// stderr (stdout stays the report, JSON included).
 pub fn write(path: &Path, chart: &Chart) -> Result<(), CliError> {
     let svg = render(chart)?;
-    super::chart_file::write(path, svg.as_bytes())
+    super::chart_file::write(path, svg.as_bytes())?;
+    eprintln!("chart written to {}", path.display());
+    Ok(())
 }
 
 /// The chart as SVG text.
 pub fn render(chart: &Chart) -> Result<String, CliError> {
-    let input_lines = wrap(&chart.inputs, 130, MAX_INPUT_LINES);
-    let header = 40 + 16 * u32::try_from(input_lines.len()).unwrap_or(0) + 10;
+    let input_lines = wrap(&chart.inputs, LINE_CHARS, MAX_INPUT_LINES);
+    // Several series (a diff's before and after): their legend once, under the inputs.
+    let legend: Vec<String> = chart
+        .panels
+        .iter()
+        .find_map(|p| match &p.kind {
+            Kind::Bars { series, .. } if series.len() > 1 => Some(series.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    // A title too long for one line at a readable size takes two.
+    let (title_lines, title_size) = title_lines(&clean(&chart.title));
+    let top = 12 + (title_size + 6) * u32::try_from(title_lines.len()).unwrap_or(1);
+    let legend_y = i32::try_from(top + 16 * u32::try_from(input_lines.len()).unwrap_or(0) + 6).unwrap_or(0);
+    let header = top + 16 * u32::try_from(input_lines.len()).unwrap_or(0) + 10 + if legend.is_empty() { 0 } else { 24 };
     let heights: Vec<u32> = chart.panels.iter().map(panel_height).collect();
-    let footer = if chart.notes.is_empty() {
+    // Notes wrap to the width as the inputs do, a note's words kept together where they fit.
+    let note_lines: Vec<String> = chart
+        .notes
+        .iter()
+        .flat_map(|n| wrap(&n.split(' ').map(str::to_string).collect::<Vec<_>>(), LINE_CHARS, MAX_INPUT_LINES))
+        .map(|l| l.replace("  ", " "))
+        .collect();
+    let footer = if note_lines.is_empty() {
         10
     } else {
-        16 * u32::try_from(chart.notes.len()).unwrap_or(0) + 16
+        16 * u32::try_from(note_lines.len()).unwrap_or(0) + 16
     };
     let height = header + heights.iter().sum::<u32>() + footer;
     let mut svg = String::new();
@@ -109,12 +138,24 @@ pub fn render(chart: &Chart) -> Result<String, CliError> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
         let left = Pos::new(HPos::Left, VPos::Top);
-        let bold = ("sans-serif", 25).into_font().style(FontStyle::Bold).color(&BLACK).pos(left);
-        root.draw(&Text::new(clean(&chart.title), (16, 12), bold)).map_err(draw_error)?;
+        let bold = ("sans-serif", title_size).into_font().style(FontStyle::Bold).color(&BLACK).pos(left);
+        for (i, line) in title_lines.iter().enumerate() {
+            let y = 12 + i32::try_from((title_size + 6) * u32::try_from(i).unwrap_or(0)).unwrap_or(0);
+            root.draw(&Text::new(line.clone(), (16, y), bold.clone())).map_err(draw_error)?;
+        }
         let small = ("sans-serif", 16).into_font().color(&RGBColor(0x44, 0x44, 0x44)).pos(left);
         for (i, line) in input_lines.iter().enumerate() {
-            let y = 40 + 16 * i32::try_from(i).unwrap_or(0);
+            let y = i32::try_from(top).unwrap_or(40) + 16 * i32::try_from(i).unwrap_or(0);
             root.draw(&Text::new(line.clone(), (16, y), small.clone())).map_err(draw_error)?;
+        }
+        let mut x = 16;
+        for (j, name) in legend.iter().enumerate() {
+            let colour = SERIES[j % SERIES.len()];
+            root.draw(&Circle::new((x + 5, legend_y + 8), 5, colour.filled())).map_err(draw_error)?;
+            let text = clean(name);
+            let style = ("sans-serif", 15).into_font().color(&BLACK).pos(left);
+            root.draw(&Text::new(text.clone(), (x + 14, legend_y), style)).map_err(draw_error)?;
+            x += 14 + 8 * i32::try_from(text.chars().count()).unwrap_or(0) + 24;
         }
         let (_, mut rest) = root.split_vertically(header);
         for (panel, h) in chart.panels.iter().zip(&heights) {
@@ -122,9 +163,9 @@ pub fn render(chart: &Chart) -> Result<String, CliError> {
             draw_panel(&area, panel)?;
             rest = below;
         }
-        for (i, note) in chart.notes.iter().enumerate() {
+        for (i, note) in note_lines.iter().enumerate() {
             let y = 4 + 16 * i32::try_from(i).unwrap_or(0);
-            rest.draw(&Text::new(clean(note), (16, y), small.clone())).map_err(draw_error)?;
+            rest.draw(&Text::new(note.clone(), (16, y), small.clone())).map_err(draw_error)?;
         }
         root.present().map_err(draw_error)?;
     }
@@ -172,6 +213,7 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>
 fn capped_bars(rows: &[BarRow]) -> Vec<BarRow> {
     let copy = |r: &BarRow| BarRow {
         label: cut(&r.label),
+        group: r.group.clone(),
         values: r.values.clone(),
         texts: r.texts.clone(),
     };
@@ -181,16 +223,32 @@ fn capped_bars(rows: &[BarRow]) -> Vec<BarRow> {
     let largest = |r: &BarRow| r.values.iter().copied().fold(0.0, f64::max);
     let mut by_size: Vec<usize> = (0..rows.len()).collect();
     by_size.sort_by(|&a, &b| largest(&rows[b]).total_cmp(&largest(&rows[a])).then(a.cmp(&b)));
-    let mut kept = by_size[..MAX_ROWS - 1].to_vec();
+    // The most probable row of each group first, then the most probable of the others.
+    let mut kept: Vec<usize> = Vec::new();
+    for &i in &by_size {
+        if !rows[i].group.is_empty() && !kept.iter().any(|&k| rows[k].group == rows[i].group) {
+            kept.push(i);
+        }
+    }
+    kept.truncate(MAX_ROWS - 1);
+    for &i in &by_size {
+        if kept.len() >= MAX_ROWS - 1 {
+            break;
+        }
+        if !kept.contains(&i) {
+            kept.push(i);
+        }
+    }
+    let rest: Vec<&BarRow> = by_size.iter().filter(|i| !kept.contains(i)).map(|&i| &rows[i]).collect();
     kept.sort_unstable();
     let mut out: Vec<BarRow> = kept.iter().map(|&i| copy(&rows[i])).collect();
-    let rest: Vec<&BarRow> = by_size[MAX_ROWS - 1..].iter().map(|&i| &rows[i]).collect();
     let series = rows.first().map_or(0, |r| r.values.len());
     let sums: Vec<f64> = (0..series)
         .map(|j| rest.iter().map(|r| r.values.get(j).copied().unwrap_or(0.0)).sum())
         .collect();
     out.push(BarRow {
         label: format!("… {} more", rest.len()),
+        group: String::new(),
         texts: sums.iter().map(|s| format!("{:.2}% together", s * 100.0)).collect(),
         values: sums,
     });
@@ -263,7 +321,7 @@ fn bars<DB: DrawingBackend>(
     let largest = rows.iter().flat_map(|r| r.values.iter().copied()).fold(0.0, f64::max);
     let max = axis_max(largest);
     let mut chart = ChartBuilder::on(area)
-        .caption(clean(title), ("sans-serif", 20).into_font().style(FontStyle::Bold))
+        .caption(clean(title), ("sans-serif", fitted(20, title)).into_font().style(FontStyle::Bold))
         .margin(12)
         .margin_right(28)
         .x_label_area_size(44)
@@ -285,7 +343,7 @@ fn bars<DB: DrawingBackend>(
     row_labels(&chart, &labels)?;
     let band = 0.76 / k as f64;
     let text_style = ("sans-serif", 14).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-    for (j, name) in series.iter().enumerate() {
+    for j in 0..series.len() {
         let colour = SERIES[j % SERIES.len()];
         let bar = |i: usize, r: &BarRow| {
             let top = row_y(i, n) + 0.88 - band * j as f64;
@@ -305,14 +363,6 @@ fn bars<DB: DrawingBackend>(
                 EmptyElement::at((v, top - band / 2.0)) + Text::new(text, (5, 0), text_style.clone())
             }))
             .map_err(draw_error)?;
-        // A legend when there are several series: a dot of the series colour and its name.
-        if k > 1 {
-            let x = i32::try_from(WIDTH).unwrap_or(1000) - 260;
-            let y = 12 + 18 * i32::try_from(j).unwrap_or(0);
-            area.draw(&Circle::new((x, y + 6), 5, colour.filled())).map_err(draw_error)?;
-            let style = ("sans-serif", 15).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Top));
-            area.draw(&Text::new(clean(name), (x + 10, y), style)).map_err(draw_error)?;
-        }
     }
     Ok(())
 }
@@ -330,7 +380,7 @@ fn estimates<DB: DrawingBackend>(
     let largest = rows.iter().map(|r| r.high.max(r.value)).fold(0.0, f64::max);
     let max = axis_max(largest);
     let mut chart = ChartBuilder::on(area)
-        .caption(clean(title), ("sans-serif", 20).into_font().style(FontStyle::Bold))
+        .caption(clean(title), ("sans-serif", fitted(20, title)).into_font().style(FontStyle::Bold))
         .margin(12)
         .margin_right(28)
         .x_label_area_size(44)
@@ -397,7 +447,7 @@ fn histogram<DB: DrawingBackend>(
         1.0
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(clean(title), ("sans-serif", 20).into_font().style(FontStyle::Bold))
+        .caption(clean(title), ("sans-serif", fitted(20, title)).into_font().style(FontStyle::Bold))
         .margin(12)
         .margin_right(28)
         .x_label_area_size(44)
@@ -466,6 +516,37 @@ fn wrap(items: &[String], width: usize, max_lines: usize) -> Vec<String> {
     lines
 }
 
+/// The chart's title in one line at up to 25 (given size), or, where that would make it smaller
+/// than 19, in two lines split at the space nearest the middle.
+fn title_lines(title: &str) -> (Vec<String>, u32) {
+    let one = fitted(25, title);
+    if one >= 19 {
+        return (vec![title.to_string()], one);
+    }
+    let middle = title.len() / 2;
+    let split = title
+        .char_indices()
+        .filter(|(_, c)| *c == ' ')
+        .map(|(i, _)| i)
+        .min_by_key(|&i| i.abs_diff(middle));
+    match split {
+        Some(i) => {
+            let lines = vec![title[..i].to_string(), title[i + 1..].to_string()];
+            let size = lines.iter().map(|l| fitted(25, l)).min().unwrap_or(one);
+            (lines, size)
+        }
+        None => (vec![title.to_string()], one),
+    }
+}
+
+/// A bold font size at most `size` at which `text` fits the chart's width (a bold sans-serif
+/// character is about 0.62 of the size wide), and at least 11.
+fn fitted(size: u32, text: &str) -> u32 {
+    let chars = u32::try_from(text.chars().count()).unwrap_or(u32::MAX).max(1);
+    let fits = (WIDTH - 40) * 100 / (62 * chars);
+    fits.clamp(11, size)
+}
+
 fn cut(label: &str) -> String {
     if label.chars().count() > MAX_LABEL {
         format!("{}…", label.chars().take(MAX_LABEL - 1).collect::<String>())
@@ -502,6 +583,7 @@ mod tests {
     fn row(label: &str, p: f64) -> BarRow {
         BarRow {
             label: label.to_string(),
+            group: String::new(),
             values: vec![p],
             texts: vec![format!("{p}")],
         }

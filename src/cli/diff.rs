@@ -278,6 +278,7 @@ fn diff_chart(
                 .into_iter()
                 .map(|(label, b, a)| chart::BarRow {
                     label,
+                    group: String::new(),
                     values: vec![chart::to_f64(b), chart::to_f64(a)],
                     texts: vec![text(b), text(a)],
                 })

@@ -184,6 +184,8 @@ struct View {
     varying: Vec<(&'static str, rt::Distribution<rt::Value>)>,
     /// Label and probability of each outcome.
     rows: Vec<(String, rt::Prob)>,
+    /// Each outcome's values of the varying fields, in their order (empty when none vary).
+    values: Vec<Vec<String>>,
 }
 
 impl View {
@@ -222,6 +224,11 @@ impl View {
                 .join(" ")
         };
         let rows = dist.outcomes.iter().map(|(o, p)| (label(o), p.clone())).collect();
+        let values = dist
+            .outcomes
+            .iter()
+            .map(|(o, _)| varying.iter().map(|(f, _)| o.field(f).cloned().unwrap_or(rt::Value::None).to_string()).collect())
+            .collect();
         let fixed = fixed
             .iter()
             .filter_map(|(f, m)| m.outcomes.first().map(|(v, _)| format!("{f}={v}")))
@@ -231,6 +238,7 @@ impl View {
             fixed,
             varying,
             rows,
+            values,
         }
     }
 
@@ -272,26 +280,44 @@ impl View {
 
     /// The chart: a panel with a bar per outcome, then, when several fields vary, a panel per field.
     fn chart(&self, title: String, inputs: Vec<String>) -> chart::Chart {
-        let bars = |rows: Vec<(String, &rt::Prob)>| chart::Kind::Bars {
+        let bars = |rows: Vec<(String, String, &rt::Prob)>| chart::Kind::Bars {
             series: vec!["probability".to_string()],
             rows: rows
                 .into_iter()
-                .map(|(label, p)| chart::BarRow {
+                .map(|(label, group, p)| chart::BarRow {
                     label,
+                    group,
                     values: vec![chart::to_f64(p)],
                     texts: vec![format!("{}  {}%", p.numer_denom_string(), p.percent(2))],
                 })
                 .collect(),
         };
+        // The joint panel: each row the values of the varying fields, which the title names once
+        // (`field=value` for each would not fit); grouped by the first, the result.
+        let joint: Vec<(String, String, &rt::Prob)> = if self.varying.is_empty() {
+            self.rows.iter().map(|(l, p)| (l.clone(), String::new(), p)).collect()
+        } else {
+            self.values
+                .iter()
+                .zip(&self.rows)
+                .map(|(vs, (_, p))| (vs.join(" · "), vs.first().cloned().unwrap_or_default(), p))
+                .collect()
+        };
+        let names: Vec<&str> = self.varying.iter().map(|(f, _)| *f).collect();
+        let joint_title = if names.is_empty() {
+            format!("outcomes ({})", self.rows.len())
+        } else {
+            format!("outcomes ({}): {}", self.rows.len(), names.join(" · "))
+        };
         let mut panels = vec![chart::Panel {
-            title: format!("outcomes ({})", self.rows.len()),
-            kind: bars(self.rows.iter().map(|(l, p)| (l.clone(), p)).collect()),
+            title: joint_title,
+            kind: bars(joint),
         }];
         if self.varying.len() > 1 {
             for (field, m) in &self.varying {
                 panels.push(chart::Panel {
                     title: field.to_string(),
-                    kind: bars(m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect()),
+                    kind: bars(m.outcomes.iter().map(|(v, p)| (v.to_string(), String::new(), p)).collect()),
                 });
             }
         }

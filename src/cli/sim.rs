@@ -465,11 +465,16 @@ fn sim_chart(title: String, inputs: Vec<String>, r: &rt::ResolverInfo, tally: &r
             text: format!("{:.3}  [{:.3}, {:.3}]", e.value, e.low, e.high),
         })
         .collect();
-    if !means.is_empty() {
+    // Means of one order of size share a panel: losses of about 50 and units left of 0.2 on
+    // one axis would leave the small ones unreadable.
+    let groups = by_size(means);
+    let count = groups.len();
+    for (k, rows) in groups.into_iter().enumerate() {
+        let part = if count > 1 { format!(" ({} of {count})", k + 1) } else { String::new() };
         panels.push(chart::Panel {
-            title: "means per run, 95% interval (zero means left out)".into(),
+            title: format!("means per run, 95% interval (zero means left out){part}"),
             kind: chart::Kind::Estimates {
-                rows: means,
+                rows,
                 percent: false,
                 axis: "mean per run".into(),
             },
@@ -561,3 +566,28 @@ fn exact(x: &num_rational::BigRational) -> String {
         _ => x.to_string(),
     }
 }
+
+/// Means split into panels by size, largest first: a mean joins the panel of the larger ones when
+/// their largest is at most 25 times it (a bar a twenty-fifth of the axis still reads), else
+/// starts a panel; each panel keeps the means in their order.
+fn by_size(means: Vec<chart::EstimateRow>) -> Vec<Vec<chart::EstimateRow>> {
+    let size = |r: &chart::EstimateRow| r.value.abs().max(r.high.abs());
+    let mut order: Vec<usize> = (0..means.len()).collect();
+    order.sort_by(|&a, &b| size(&means[b]).total_cmp(&size(&means[a])));
+    let mut panel_of = vec![0usize; means.len()];
+    let mut panels = 0;
+    let mut top = f64::NAN;
+    for &i in &order {
+        if panels == 0 || size(&means[i]) * 25.0 < top {
+            panels += 1;
+            top = size(&means[i]);
+        }
+        panel_of[i] = panels - 1;
+    }
+    let mut out: Vec<Vec<chart::EstimateRow>> = (0..panels).map(|_| Vec::new()).collect();
+    for (i, row) in means.into_iter().enumerate() {
+        out[panel_of[i]].push(row);
+    }
+    out
+}
+
