@@ -370,31 +370,25 @@ fn odds_say_once_what_every_outcome_shares() {
     let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
-    let table: Vec<&str> = text
-        .split("outcomes (12):\n")
-        .nth(1)
-        .unwrap_or("")
-        .lines()
-        .take_while(|l| !l.is_empty())
-        .collect();
-    assert!(table[0].starts_with("  in every outcome: stun=false heavy_hit=none"), "{text}");
-    assert!(table[0].contains("weapon_state=ready"), "{text}");
-    // The rows show only what varies: the result and the damage.
+    let shared = text.split("\n  in every outcome: ").nth(1).unwrap_or("");
+    let shared: String = shared.split("\n\n").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(shared.starts_with("stun=false heavy_hit=none"), "{text}");
+    assert!(shared.ends_with("weapon_state=ready"), "{text}");
+    // Issue 42, point 8: each varying field's own distribution first, then every combination in
+    // a column per field under a header, not `field=value` pairs 200 characters wide.
+    let (fields, table) = text.split_once("outcomes (12), every combination:\n").unwrap_or_else(|| panic!("{text}"));
+    assert!(fields.contains("\nresult:\n") && fields.contains("\ndamage:\n") && !text.contains("\nstun:\n"), "{text}");
+    let table: Vec<&str> = table.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(table.len(), 13, "{text}");
-    assert!(
-        table[1].starts_with("  result=hit damage=9 ") && table[1].contains("145/15552"),
-        "{text}"
-    );
-    assert!(
-        table[12].starts_with("  result=miss damage=0 ") && table[12].contains("287/432"),
-        "{text}"
-    );
-    assert!(table[1..].iter().all(|l| !l.contains("stun=")), "{text}");
-    // A field that never varies gets no section of its own.
-    assert!(
-        text.contains("\nresult:\n") && text.contains("\ndamage:\n") && !text.contains("\nstun:\n"),
-        "{text}"
-    );
+    assert_eq!(table[0], "  result  damage", "{text}");
+    assert!(table[1].starts_with("  hit     9  ") && table[1].contains("145/15552"), "{text}");
+    assert!(table[12].starts_with("  miss    0  ") && table[12].contains("287/432"), "{text}");
+    assert!(table.iter().all(|l| !l.contains('=')), "{text}");
+    // With its options, a shot's widest line stays within 140 characters.
+    let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--set", "heavy_hits=true"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 140, "{widest}: {text}");
 }
 
 #[test]
@@ -727,7 +721,7 @@ fn odds_tables_align_whatever_the_label_widths() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
-        text.contains(long) && text.contains("hits=[6, -6]") && text.contains("n=-4"),
+        text.contains(long) && text.contains("[6, -6]") && text.contains("\n  -4 ") && text.contains("  v  "),
         "{text}"
     );
     // Every table (a run of rows with a percentage): the fractions end in one column, and so do
@@ -752,7 +746,7 @@ fn odds_tables_align_whatever_the_label_widths() {
             .collect();
         assert!(fraction_end.windows(2).all(|w| w[0] == w[1]), "{block}");
     }
-    assert_eq!(tables, 4, "the outcomes and one table per varying field: {text}");
+    assert_eq!(tables, 4, "one table per varying field and every combination: {text}");
 }
 
 /// "How lucky was that?": `odds --observed FIELD=VALUE` gives the exact chance of at least, at

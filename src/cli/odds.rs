@@ -243,24 +243,70 @@ impl View {
     }
 
     fn write_text(&self, out: &mut dyn Write) -> Result<(), CliError> {
-        writeln!(out, "\noutcomes ({}):", self.rows.len())?;
+        // One field varies (or the outcome is no record): its outcomes, `field=value` each.
+        if self.varying.len() <= 1 {
+            writeln!(out, "\noutcomes ({}):", self.rows.len())?;
+            let _ = self.notes(out)?;
+            let rows: Vec<(String, &rt::Prob)> = self.rows.iter().map(|(l, p)| (l.clone(), p)).collect();
+            return write_table(&rows, out);
+        }
+        // Several vary: each field's own distribution first, short and readable, then every
+        // combination as a table with a column per field under a header.
+        writeln!(out)?;
+        if self.notes(out)? {
+            writeln!(out)?;
+        }
+        for (field, m) in &self.varying {
+            let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
+            writeln!(out, "{field}:")?;
+            write_table(&rows, out)?;
+            writeln!(out)?;
+        }
+        let names: Vec<&str> = self.varying.iter().map(|(f, _)| *f).collect();
+        let widths: Vec<usize> = (0..names.len())
+            .map(|j| {
+                let values = self.values.iter().map(|vs| vs.get(j).map_or(0, |v| v.chars().count()));
+                values.chain([names[j].chars().count()]).max().unwrap_or(0)
+            })
+            .collect();
+        let columns = |cells: &[&str]| -> String {
+            cells.iter().zip(&widths).map(|(c, w)| pad(c, *w)).collect::<Vec<_>>().join("  ")
+        };
+        writeln!(out, "outcomes ({}), every combination:", self.rows.len())?;
+        writeln!(out, "  {}", columns(&names).trim_end())?;
+        let rows: Vec<(String, &rt::Prob)> = self
+            .values
+            .iter()
+            .zip(&self.rows)
+            .map(|(vs, (_, p))| (columns(&vs.iter().map(String::as_str).collect::<Vec<_>>()), p))
+            .collect();
+        write_table(&rows, out)
+    }
+
+    /// The notes above the outcomes: lists merged as multisets, and the fields fixed in every one.
+    /// Whether there were any.
+    fn notes(&self, out: &mut dyn Write) -> Result<bool, CliError> {
+        let mut any = false;
         if let Some(note) = self.grouped_note() {
             writeln!(out, "  {note}")?;
+            any = true;
         }
         if !self.varying.is_empty() && !self.fixed.is_empty() {
-            writeln!(out, "  in every outcome: {}", self.fixed.join(" "))?;
-        }
-        let rows: Vec<(String, &rt::Prob)> = self.rows.iter().map(|(l, p)| (l.clone(), p)).collect();
-        write_table(&rows, out)?;
-        // Marginals only add information when several fields vary.
-        if self.varying.len() > 1 {
-            for (field, m) in &self.varying {
-                let rows: Vec<(String, &rt::Prob)> = m.outcomes.iter().map(|(v, p)| (v.to_string(), p)).collect();
-                writeln!(out, "\n{field}:")?;
-                write_table(&rows, out)?;
+            // Wrapped at 100 characters, the continuation lines indented under the first item.
+            let mut line = String::from("  in every outcome:");
+            for item in &self.fixed {
+                if line.chars().count() + 1 + item.chars().count() > 100 && !line.ends_with(':') {
+                    writeln!(out, "{line}")?;
+                    line = " ".repeat(20);
+                } else {
+                    line.push(' ');
+                }
+                line.push_str(item);
             }
+            writeln!(out, "{line}")?;
+            any = true;
         }
-        Ok(())
+        Ok(any)
     }
 
     fn grouped_note(&self) -> Option<String> {
