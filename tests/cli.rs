@@ -1039,3 +1039,35 @@ fn chain_odds_count_steps_not_rounds() {
     assert!(matches!(by_step.last().and_then(Value::as_str), Some("1" | "1/1")), "{json}");
     assert!(json.get("finished_by_round").is_none());
 }
+
+/// Issue 42, point 8: a battle's `roll` is readable. 2,400 lines of trace are folded to a line per
+/// step, with each Battle Round's losses (a `note` of the rules) between them; the outcome, which
+/// sums it up, comes first, a list of records a line per item; no line runs to thousands of
+/// characters. `--depth 1` unfolds a level, `--full` everything.
+#[test]
+fn a_long_roll_is_folded_with_the_outcome_first() {
+    let args = ["roll", "mercenary.battle", "--input", "examples/mercenary-combined-arms.yaml", "--seed", "7"];
+    let out = rulebook(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() < 200, "{} lines", lines.len());
+    assert!(lines.iter().all(|l| l.chars().count() <= 150), "{text}");
+    let outcome = text.find("\noutcome:\n").unwrap_or_else(|| panic!("{text}"));
+    let trace = text.find("\ntrace (").unwrap_or_else(|| panic!("{text}"));
+    assert!(outcome < trace, "the outcome comes first: {text}");
+    assert!(text.contains("\n  final:        (9 items)\n    - {name: \"A Rifle Company\""), "{text}");
+    assert!(text.contains("lines; each call nested deeper than 0 is one line: --depth N shows more, --full all):"), "{text}");
+    assert!(text.contains("    battle_step — One step of a battle [Battle System: Execution of Battle]  … "), "{text}");
+    for round in 1..=3 {
+        assert!(text.contains(&format!("note: Battle Round {round} over: army A has lost ")), "{text}");
+    }
+    assert!(text.contains("note: Battle Round 4 over, and the battle (side_a_wins): army A has lost 11 members in all, army B 130"), "{text}");
+    let count = |extra: &[&str]| {
+        let out = rulebook(&[&args[..], extra].concat());
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    let (deeper, full) = (count(&["--depth", "1"]), count(&["--full"]));
+    assert!(lines.len() < deeper && deeper < full && full > 2000, "{} {deeper} {full}", lines.len());
+}

@@ -173,6 +173,8 @@ fn a_seeded_battle_is_reproducible_and_explained() {
         "examples/mercenary-combined-arms.yaml",
         "--seed",
         "4",
+        "--depth",
+        "99",
     ]);
     let b = rulebook(&[
         "roll",
@@ -181,6 +183,8 @@ fn a_seeded_battle_is_reproducible_and_explained() {
         "examples/mercenary-combined-arms.yaml",
         "--seed",
         "4",
+        "--depth",
+        "99",
     ]);
     assert!(a.status.success());
     assert_eq!(a.stdout, b.stdout);
@@ -371,10 +375,11 @@ fn a_battle_trace_cuts_whole_army_states_unless_full() {
         "--seed",
         "7",
     ];
-    let short = rulebook(&args);
+    // Every line (a long trace is folded otherwise), values cut.
+    let short = rulebook(&[&args[..], &["--depth", "99"]].concat());
     assert!(short.status.success(), "{}", String::from_utf8_lossy(&short.stderr));
     let text = String::from_utf8_lossy(&short.stdout);
-    let trace = text.split("\ntrace:").nth(1).unwrap_or("").split("\noutcome:").next().unwrap_or("");
+    let trace = text.split("\ntrace (").nth(1).unwrap_or("").split("\noutcome:").next().unwrap_or("");
     // The army's state (six fighters) is cut to its start and its size; dice are never cut.
     assert!(trace.contains("… (6 items)"), "{trace}");
     assert!(trace.contains("roll Unit Skill throw 2d6: ["), "{trace}");

@@ -252,17 +252,35 @@ impl Recorder {
     /// is the value itself (a literal).
     /// Deterministic: depends only on the events.
     pub fn render(&self) -> String {
-        self.render_with(None)
+        self.render_with(None, None)
     }
 
     /// As [`Recorder::render`], but a `let`, `assign` or `set` value longer than `max_chars` characters (a
     /// whole army's state, say) is cut to its start and its size: `[{u: {name: "A", …} … (6 items)]`.
     /// Dice, modifiers, rows and comparisons are never cut.
     pub fn render_elided(&self, max_chars: usize) -> String {
-        self.render_with(Some(max_chars))
+        self.render_with(Some(max_chars), None)
     }
 
-    fn render_with(&self, max_chars: Option<usize>) -> String {
+    /// As [`Recorder::render_elided`] (values cut at `max_chars` when given), with every call
+    /// entered at nesting `depth` (0: the resolution itself) folded into its one line, which says
+    /// how many lines it holds: `battle_step — One step of a battle [...]  … 58 lines`. What
+    /// happens at the levels above, notes included, is shown in full.
+    pub fn render_folded(&self, max_chars: Option<usize>, depth: usize) -> String {
+        self.render_with(max_chars, Some(depth))
+    }
+
+    /// [`Recorder::render`] with values cut at `max_chars` when given ([`Recorder::render_elided`]).
+    pub fn render_with_values(&self, max_chars: Option<usize>) -> String {
+        self.render_with(max_chars, None)
+    }
+
+    /// The lines [`Recorder::render`] prints: one per event but the exits.
+    pub fn line_count(&self) -> usize {
+        self.events.iter().filter(|e| !matches!(e, Event::Exit { .. })).count()
+    }
+
+    fn render_with(&self, max_chars: Option<usize>, fold: Option<usize>) -> String {
         let shown = |v: &Value| -> String {
             let text = v.to_string();
             match max_chars {
@@ -279,7 +297,9 @@ impl Recorder {
         };
         let mut out = String::new();
         let mut depth = 0usize;
-        for e in &self.events {
+        let mut i = 0;
+        while let Some(e) = self.events.get(i) {
+            i += 1;
             let indent = "  ".repeat(depth);
             let (text, cite) = match e {
                 Event::Enter { resolver, title, cite } => {
@@ -291,8 +311,26 @@ impl Recorder {
                         line.push_str(&format!(" [{cite}]"));
                     }
                     out.push_str(line.trim_end());
+                    if fold == Some(depth) {
+                        // Skip to the matching exit, counting the lines left out.
+                        let (mut level, mut hidden) = (1usize, 0usize);
+                        while level > 0 {
+                            match self.events.get(i) {
+                                Some(Event::Enter { .. }) => {
+                                    level += 1;
+                                    hidden += 1;
+                                }
+                                Some(Event::Exit { .. }) => level -= 1,
+                                Some(_) => hidden += 1,
+                                None => break,
+                            }
+                            i += 1;
+                        }
+                        out.push_str(&format!("  … {hidden} line{}", if hidden == 1 { "" } else { "s" }));
+                    } else {
+                        depth += 1;
+                    }
                     out.push('\n');
-                    depth += 1;
                     continue;
                 }
                 Event::Exit { .. } => {
@@ -349,5 +387,45 @@ impl Recorder {
             out.push('\n');
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enter(name: &str) -> Event {
+        Event::Enter {
+            resolver: name.into(),
+            title: String::new(),
+            cite: String::new(),
+        }
+    }
+
+    fn note(text: &str) -> Event {
+        Event::Note {
+            text: text.into(),
+            cite: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_folded_call_is_one_line_that_counts_what_it_holds() {
+        let mut r = Recorder::new();
+        r.events = vec![
+            enter("battle"),
+            enter("step"),
+            note("a"),
+            enter("inner"),
+            note("b"),
+            Event::Exit { resolver: "inner".into() },
+            Event::Exit { resolver: "step".into() },
+            note("round over"),
+            Event::Exit { resolver: "battle".into() },
+        ];
+        assert_eq!(r.line_count(), 6);
+        assert_eq!(r.render_folded(None, 1), "battle\n  step  … 3 lines\n  note: round over\n");
+        assert_eq!(r.render_folded(None, 2), "battle\n  step\n    note: a\n    inner  … 1 line\n  note: round over\n");
+        assert_eq!(r.render_folded(None, 9), r.render());
     }
 }

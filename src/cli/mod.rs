@@ -183,10 +183,16 @@ pub struct RollArgs {
     /// docs/trace.schema.json) instead of text
     #[arg(long)]
     pub json: bool,
-    /// Print every traced value in full; by default a value longer than 160 characters (a whole
-    /// army's state, say) is cut to its start and its size. `--json` is always in full
+    /// Print every traced value in full, and every line of a long trace; by default a value
+    /// longer than 160 characters (a whole army's state, say) is cut to its start and its size,
+    /// and a trace of more than 300 lines is folded (--depth 1). `--json` is always in full
     #[arg(long)]
     pub full: bool,
+    /// Show calls nested at most N deep, each deeper call folded into its one line, which says
+    /// how many lines it holds (0: the resolver's own lines, and a line per call it makes). A
+    /// folded trace comes after the outcome, which summarises it
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
 }
 
 #[derive(Args, Debug)]

@@ -52,28 +52,114 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
     writeln!(out, "{path}{title}")?;
     writeln!(out, "dice: {dice_note}")?;
     writeln!(out, "\ninputs:")?;
-    write!(out, "{}", inputs::lines(r, &bound))?;
-    writeln!(out, "\ntrace:")?;
+    let width = width();
+    for line in inputs::lines(r, &bound).lines() {
+        // An input too long for the width (a whole army) is cut: `--json` or `--full` shows it.
+        if line.chars().count() > width && !args.full {
+            let head: String = line.chars().take(width.saturating_sub(1)).collect();
+            writeln!(out, "{head}…")?;
+        } else {
+            writeln!(out, "{line}")?;
+        }
+    }
+    // A long trace is folded, and the outcome, which sums it up, comes first.
+    let lines = rec.line_count();
+    let fold = match (args.depth, args.full) {
+        (Some(d), _) => Some(d + 1),
+        (None, false) if lines > LONG_TRACE => Some(1),
+        (None, _) => None,
+    };
+    // A folded trace is for reading a long resolution at a glance: its values are cut shorter.
+    let max_chars = (!args.full).then_some(if fold.is_some() { FOLDED_VALUE_CHARS } else { TRACE_VALUE_CHARS });
+    if fold.is_some() {
+        write_outcome(&outcome, width, out)?;
+    }
+    match fold {
+        Some(depth) => writeln!(
+            out,
+            "\ntrace ({lines} lines; each call nested deeper than {} is one line: --depth N shows more, --full all):",
+            depth - 1
+        )?,
+        None => writeln!(out, "\ntrace:")?,
+    }
     if rec.events.is_empty() {
         writeln!(out, "  (no events)")?;
     }
-    let trace = if args.full {
-        rec.render()
-    } else {
-        rec.render_elided(TRACE_VALUE_CHARS)
+    let trace = match fold {
+        Some(depth) => rec.render_folded(max_chars, depth),
+        None => rec.render_with_values(max_chars),
     };
     for line in trace.lines() {
         writeln!(out, "  {line}")?;
     }
-    writeln!(out, "\noutcome:")?;
-    match &outcome {
-        rt::Value::Record(fields) => {
-            let width = fields.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
-            for (k, v) in fields {
-                writeln!(out, "  {} {v}", pad(&format!("{k}:"), width + 1))?;
-            }
-        }
-        other => writeln!(out, "  {other}")?,
+    if fold.is_none() {
+        write_outcome(&outcome, width, out)?;
     }
+    Ok(())
+}
+
+/// Longest traced value a folded trace prints.
+const FOLDED_VALUE_CHARS: usize = 80;
+
+/// Lines of trace past which `roll` folds it (unless `--full` or `--depth`).
+const LONG_TRACE: usize = 300;
+
+/// The width to wrap long lines to: the terminal's, or 100 columns when the output is no terminal
+/// (a file or a pipe gets the same text on every machine).
+fn width() -> usize {
+    console::Term::stdout().size_checked().map_or(100, |(_, cols)| usize::from(cols).max(40))
+}
+
+/// The outcome, a field a line; a value too long for the width is wrapped, and a list of records
+/// (a battle's losses, its units at the end) takes a line per item.
+fn write_outcome(outcome: &rt::Value, width: usize, out: &mut dyn Write) -> Result<(), CliError> {
+    writeln!(out, "\noutcome:")?;
+    let rt::Value::Record(fields) = outcome else {
+        writeln!(out, "  {outcome}")?;
+        return Ok(());
+    };
+    let key_width = fields.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+    for (k, v) in fields {
+        let head = format!("  {} ", pad(&format!("{k}:"), key_width + 1));
+        let text = v.to_string();
+        if head.chars().count() + text.chars().count() <= width {
+            writeln!(out, "{head}{text}")?;
+            continue;
+        }
+        match v {
+            rt::Value::List(items) => {
+                writeln!(out, "{head}({} items)", items.len())?;
+                for item in items.iter() {
+                    wrapped(&format!("    - {item}"), 6, width, out)?;
+                }
+            }
+            _ => wrapped(&format!("{head}{text}"), head.chars().count(), width, out)?,
+        }
+    }
+    Ok(())
+}
+
+/// `line` cut into lines of at most `width` characters at spaces where it can be, the
+/// continuation lines indented by `indent`.
+fn wrapped(line: &str, indent: usize, width: usize, out: &mut dyn Write) -> Result<(), CliError> {
+    let width = width.max(indent + 20);
+    let body = line.trim_start_matches(' ');
+    let mut count = line.len() - body.len();
+    let mut current = " ".repeat(count);
+    let lead = count;
+    for word in body.split(' ') {
+        let n = word.chars().count();
+        if count > indent.max(lead) && count + 1 + n > width {
+            writeln!(out, "{}", current.trim_end())?;
+            current = " ".repeat(indent);
+            count = indent;
+        } else if count > lead {
+            current.push(' ');
+            count += 1;
+        }
+        current.push_str(word);
+        count += n;
+    }
+    writeln!(out, "{}", current.trim_end())?;
     Ok(())
 }
