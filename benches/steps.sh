@@ -9,6 +9,7 @@
 #
 #   benches/steps.sh            two release builds (about 25 min on 2 cores), then the measurements
 #   ROUNDS=3 benches/steps.sh   more rounds of criterion
+#   ONLY=criterion benches/steps.sh    (or ONLY=instructions) one of the two measurements
 # The build with the limit is target/release; the one without it is target/no-step-limit/release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,8 +38,12 @@ abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 on_fire=$(abs "${on[0]}") on_battle=$(abs "${on[1]}")
 off_fire=$(abs "${off[0]}") off_battle=$(abs "${off[1]}")
 
-echo "== instructions (callgrind): with the limit, then without it"
-benches/instructions.sh target/release/rulebook target/no-step-limit/release/rulebook
+only=${ONLY:-}
+if [ "$only" != criterion ]; then
+    echo "== instructions (callgrind): with the limit, then without it"
+    benches/instructions.sh target/release/rulebook target/no-step-limit/release/rulebook
+fi
+[ "$only" = instructions ] && exit 0
 
 # The benchmarks the step counter can touch: a shot, a battle through the registry and typed.
 filter='^(fire/generated|battle/one_battle|battle/one_battle_typed)$'
