@@ -362,12 +362,12 @@ fn nested_loops_stop_at_the_step_limit_in_every_verb() {
         "loops",
         "resolver spin \"Spin\" [1] {\n  out n: int = 0\n  var k = 0\n  repeat up to 100000 {\n    repeat up to 100000 {\n      repeat up to 100000 {\n        k = k + 1\n      }\n    }\n  }\n  set n = k\n}\n",
     );
-    // The same loops a line lower, for `diff` to compare.
+    // The same loops with another default output, for `diff --all` to find changed and run.
     let lower = dir.join("lower");
     std::fs::create_dir_all(lower.join("hostile")).unwrap();
     let moved = std::fs::read_to_string(dir.join("hostile/h.rules"))
         .unwrap()
-        .replacen('\n', "\n\n", 1);
+        .replacen("out n: int = 0", "out n: int = 1", 1);
     std::fs::write(lower.join("hostile/h.rules"), moved).unwrap();
     let (d, l) = (dir.to_str().unwrap(), lower.to_str().unwrap());
     let runs: [&[&str]; 4] = [

@@ -386,8 +386,11 @@ fn prob_arithmetic_and_format() {
     assert_eq!(p(2, 3).mul(&p(3, 4)), p(1, 2));
     assert_eq!(p(145, 432).to_string(), "145/432");
     assert_eq!(p(2, 4).numer_denom_string(), "1/2");
-    assert_eq!(Prob::zero().to_string(), "0/1");
-    assert_eq!(Prob::one().to_string(), "1/1");
+    // A whole number prints plainly (issue 42, point 12); the n/d form stays for JSON.
+    assert_eq!(Prob::zero().to_string(), "0");
+    assert_eq!(Prob::one().to_string(), "1");
+    assert_eq!(Prob::zero().numer_denom_string(), "0/1");
+    assert_eq!(Prob::one().numer_denom_string(), "1/1");
     for (prob, dec, text) in [
         (p(145, 432), 2, "33.56"),
         (p(1, 3), 2, "33.33"),
