@@ -280,6 +280,25 @@ impl Recorder {
         self.events.iter().filter(|e| !matches!(e, Event::Exit { .. })).count()
     }
 
+    /// From event `i`, just inside a call: the index past the call's exit, and the lines the call
+    /// holds (its events but the exits).
+    fn past_call(&self, mut i: usize) -> (usize, usize) {
+        let (mut level, mut hidden) = (1usize, 0usize);
+        while level > 0 {
+            match self.events.get(i) {
+                Some(Event::Enter { .. }) => {
+                    level += 1;
+                    hidden += 1;
+                }
+                Some(Event::Exit { .. }) => level -= 1,
+                Some(_) => hidden += 1,
+                None => break,
+            }
+            i += 1;
+        }
+        (i, hidden)
+    }
+
     fn render_with(&self, max_chars: Option<usize>, fold: Option<usize>) -> String {
         let shown = |v: &Value| -> String {
             let text = v.to_string();
@@ -312,20 +331,8 @@ impl Recorder {
                     }
                     out.push_str(line.trim_end());
                     if fold == Some(depth) {
-                        // Skip to the matching exit, counting the lines left out.
-                        let (mut level, mut hidden) = (1usize, 0usize);
-                        while level > 0 {
-                            match self.events.get(i) {
-                                Some(Event::Enter { .. }) => {
-                                    level += 1;
-                                    hidden += 1;
-                                }
-                                Some(Event::Exit { .. }) => level -= 1,
-                                Some(_) => hidden += 1,
-                                None => break,
-                            }
-                            i += 1;
-                        }
+                        let hidden;
+                        (i, hidden) = self.past_call(i);
                         out.push_str(&format!("  … {hidden} line{}", if hidden == 1 { "" } else { "s" }));
                     } else {
                         depth += 1;
