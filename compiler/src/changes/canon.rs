@@ -26,6 +26,18 @@ pub struct Canon<'a> {
     pub sys: &'a System,
 }
 
+/// A local as the rules name it: the checker's unique name `v_total_3` without its prefix and
+/// its number, which counts the bindings before it (a `let` added above would renumber the rest).
+fn local(v: &str) -> &str {
+    let Some(rest) = v.strip_prefix("v_") else {
+        return v;
+    };
+    match rest.rsplit_once('_') {
+        Some((name, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => rest,
+    }
+}
+
 impl Canon<'_> {
     fn table(&self, t: usize) -> String {
         format!("⟨table {}⟩", self.sys.tables.get(t).map_or("?", |t| t.name.as_str()))
@@ -89,7 +101,7 @@ impl Canon<'_> {
     pub fn expr(&self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Const(c) => self.konst(c),
-            ExprKind::Local(v) => format!("local {v}"),
+            ExprKind::Local(v) => format!("local {}", local(v)),
             ExprKind::Input(v) => format!("input {v}"),
             ExprKind::Output(v) => format!("output {v}"),
             ExprKind::KeyCol { key, tables, column, optional } => {
@@ -100,7 +112,7 @@ impl Canon<'_> {
             ExprKind::Field(b, f) => format!("({}).{f}", self.expr(b)),
             ExprKind::Lookup { table, args } => format!("{}({})", self.table(*table), self.list(args)),
             ExprKind::Func(f, args) => format!("{f:?}({})", self.list(args)),
-            ExprKind::Agg { kind, var, list, body } => format!("{kind:?}({var} in {}: {})", self.expr(list), self.expr(body)),
+            ExprKind::Agg { kind, var, list, body } => format!("{kind:?}({} in {}: {})", local(var), self.expr(list), self.expr(body)),
             ExprKind::Neg(x) => format!("-({})", self.expr(x)),
             ExprKind::Not(x) => format!("not({})", self.expr(x)),
             ExprKind::Bin(op, a, b) => format!("({} {op:?} {})", self.expr(a), self.expr(b)),
@@ -201,6 +213,7 @@ impl Canon<'_> {
     }
 
     fn mods(&self, var: &str, ms: &[Mod], depth: usize, out: &mut Vec<Line>) {
+        let var = local(var);
         for m in ms {
             match m {
                 Mod::One { value, name, when, cite } => out.push(Line {
@@ -235,23 +248,23 @@ impl Canon<'_> {
         match s {
             Stmt::Let { var, name, ty, value, cite, mods, clamp } => {
                 out.push(line(
-                    format!("let {var} {name:?}: {} = {} {cite:?} clamp {clamp:?}", self.ty(ty), self.expr(value)),
-                    format!("let {var}"),
+                    format!("let {} {name:?}: {} = {} {cite:?} clamp {clamp:?}", local(var), self.ty(ty), self.expr(value)),
+                    format!("let {name}"),
                 ));
                 self.mods(var, mods, depth + 1, out);
             }
             Stmt::Var { var, name, ty, value, cite } => {
-                out.push(line(format!("var {var} {name:?}: {} = {} {cite:?}", self.ty(ty), self.expr(value)), format!("var {var}")))
+                out.push(line(format!("var {} {name:?}: {} = {} {cite:?}", local(var), self.ty(ty), self.expr(value)), format!("var {name}")))
             }
             Stmt::Assign { var, name, ty, value, cite } => {
-                out.push(line(format!("{var} {name:?}: {} := {} {cite:?}", self.ty(ty), self.expr(value)), format!("{var} =")))
+                out.push(line(format!("{} {name:?}: {} := {} {cite:?}", local(var), self.ty(ty), self.expr(value)), format!("{name} =")))
             }
             Stmt::Roll { var, label, dice, cite } => {
-                out.push(line(format!("roll {var} {label:?} {} {cite:?}", self.dice(dice)), format!("roll {var}")))
+                out.push(line(format!("roll {} {label:?} {} {cite:?}", local(var), self.dice(dice)), format!("roll {}", local(var))))
             }
             Stmt::Check { var, left, op, right, left_text, right_text, cite } => out.push(line(
-                format!("check {var} {} {op:?} {} {left_text:?} {right_text:?} {cite:?}", self.expr(left), self.expr(right)),
-                format!("check {var}"),
+                format!("check {} {} {op:?} {} {left_text:?} {right_text:?} {cite:?}", local(var), self.expr(left), self.expr(right)),
+                format!("check {}", local(var)),
             )),
             Stmt::Set { field, value, cite } => out.push(line(format!("set {field} = {} {cite:?}", self.expr(value)), format!("set {field}"))),
             Stmt::If { arms, otherwise } => {
@@ -277,7 +290,7 @@ impl Canon<'_> {
                 }
             }
             Stmt::Call { var, resolver, args, cite } => out.push(line(
-                format!("call {var} = {}({}) {cite:?}", self.resolver(*resolver), self.fields(args)),
+                format!("call {} = {}({}) {cite:?}", local(var), self.resolver(*resolver), self.fields(args)),
                 format!("call {}", self.sys.resolvers.get(*resolver).map_or("?", |r| r.name.as_str())),
             )),
             Stmt::Require { cond, message, cite } => {
@@ -295,7 +308,7 @@ impl Canon<'_> {
                 self.block(body, depth + 1, out);
             }
             Stmt::For { var, list, body, .. } => {
-                out.push(line(format!("for {var} in {}", self.expr(list)), format!("for {var}")));
+                out.push(line(format!("for {} in {}", local(var), self.expr(list)), format!("for {}", local(var))));
                 self.block(body, depth + 1, out);
             }
         }

@@ -170,3 +170,18 @@ fn a_table_added_above_changes_no_reader() {
     assert_eq!(what, ["extra new table", "uses_extra added"]);
     assert_eq!(readers(&c), ["uses_extra: its own rules; table extra"]);
 }
+
+#[test]
+fn a_let_added_above_renumbers_nothing() {
+    // The checker numbers locals in order (`v_total_3`): a binding added above renumbers every
+    // later one, and the comparison reads them by their rules names.
+    let c = edit("  roll d = 2d6 \"to hit\" [2.1]\n", "  let spare = 1 [2.1]\n  roll d = 2d6 \"to hit\" [2.1]\n");
+    let ch = one(&c);
+    assert_eq!((ch.item.as_str(), ch.what.as_str()), ("to_hit: let spare", "added"));
+}
+
+#[test]
+fn a_constant_names_the_line_that_reads_it_by_its_rules_name() {
+    let c = edit("const bonus = 2", "const bonus = 3");
+    assert!(c.changes.iter().all(|ch| !ch.item.contains("v_")), "{:#?}", c.changes);
+}
