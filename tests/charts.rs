@@ -367,11 +367,43 @@ fn no_text_runs_off_the_canvas() {
     assert!(rulebook(&["export", &edited.to_string_lossy()]).status.success());
     let e = edited.to_string_lossy().to_string();
     let cases: Vec<Vec<&str>> = vec![
-        vec!["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--set", "heavy_hits=true"],
+        vec![
+            "odds",
+            "starleader.fire",
+            "--set",
+            "weapon=Ghazi 10/7",
+            "--set",
+            "special_results=true",
+            "--set",
+            "heavy_hits=true",
+        ],
         vec!["diff", "builtin", &e, "starleader.fire", "--set", "weapon=Ghazi 10/7"],
-        vec!["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--runs", "200"],
-        vec!["sim", "combat3000.turn", "--input", "examples/combat3000-skirmish.yaml", "--runs", "100"],
-        vec!["odds", "mercenary.battle_step", "--input", "examples/mercenary-two-a-side.yaml", "--until", "ended", "--field", "result"],
+        vec![
+            "sim",
+            "mercenary.battle",
+            "--input",
+            "examples/mercenary-infantry-clash.yaml",
+            "--runs",
+            "200",
+        ],
+        vec![
+            "sim",
+            "combat3000.turn",
+            "--input",
+            "examples/combat3000-skirmish.yaml",
+            "--runs",
+            "100",
+        ],
+        vec![
+            "odds",
+            "mercenary.battle_step",
+            "--input",
+            "examples/mercenary-two-a-side.yaml",
+            "--until",
+            "ended",
+            "--field",
+            "result",
+        ],
     ];
     for (k, args) in cases.iter().enumerate() {
         let file = dir.join(format!("chart{k}.svg"));
@@ -379,7 +411,10 @@ fn no_text_runs_off_the_canvas() {
         let (width, texts) = text_extents(&svg);
         assert!(!texts.is_empty());
         for (left, right, text) in texts {
-            assert!(left >= 0.0 && right <= width, "{args:?}: `{text}` spans {left:.0}..{right:.0} of {width}");
+            assert!(
+                left >= 0.0 && right <= width,
+                "{args:?}: `{text}` spans {left:.0}..{right:.0} of {width}"
+            );
         }
     }
 }
@@ -390,15 +425,35 @@ fn no_text_runs_off_the_canvas() {
 #[test]
 fn the_joint_panel_labels_rows_by_their_values_and_keeps_every_result() {
     let dir = scratch("joint");
-    let args = ["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--set", "heavy_hits=true"];
+    let args = [
+        "odds",
+        "starleader.fire",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--set",
+        "special_results=true",
+        "--set",
+        "heavy_hits=true",
+    ];
     let (svg, _) = chart(&args, &dir.join("fire.svg"));
     let svg = parse(&svg);
     let joint_title = svg.texts.iter().find(|t| t.starts_with("outcomes (")).expect("the joint panel");
-    assert!(joint_title.ends_with(": result · damage · heavy_hit · knocked_down · drops_weapons · self_damage · weapon_state"), "{joint_title}");
-    assert!(!svg.texts.iter().any(|t| t.contains('=') && t.contains('…')), "a label cut mid-field: {:?}", svg.texts);
+    assert!(
+        joint_title.ends_with(": result · damage · heavy_hit · knocked_down · drops_weapons · self_damage · weapon_state"),
+        "{joint_title}"
+    );
+    assert!(
+        !svg.texts.iter().any(|t| t.contains('=') && t.contains('…')),
+        "a label cut mid-field: {:?}",
+        svg.texts
+    );
     for result in ["hit", "miss", "jammed", "blown"] {
         let prefix = format!("{result} · ");
-        assert!(svg.texts.iter().any(|t| t.starts_with(&prefix)), "no row of `{result}` in the joint panel: {:?}", svg.texts);
+        assert!(
+            svg.texts.iter().any(|t| t.starts_with(&prefix)),
+            "no row of `{result}` in the joint panel: {:?}",
+            svg.texts
+        );
     }
     assert!(svg.texts.iter().any(|t| t.starts_with("… ") && t.ends_with(" more")));
 }
@@ -408,14 +463,25 @@ fn the_joint_panel_labels_rows_by_their_values_and_keeps_every_result() {
 #[test]
 fn means_of_different_sizes_get_their_own_panels() {
     let dir = scratch("means");
-    let args = ["sim", "mercenary.battle", "--input", "examples/mercenary-infantry-clash.yaml", "--runs", "200"];
+    let args = [
+        "sim",
+        "mercenary.battle",
+        "--input",
+        "examples/mercenary-infantry-clash.yaml",
+        "--runs",
+        "200",
+    ];
     let (svg, _) = chart(&args, &dir.join("sim.svg"));
     let svg = parse(&svg);
     let panels: Vec<&String> = svg.texts.iter().filter(|t| t.starts_with("means per run")).collect();
     assert!(panels.len() >= 2, "{panels:?}");
     // The panels' order follows the texts: the large losses come before the small units left.
     let at = |t: &str| svg.texts.iter().position(|x| x == t).unwrap_or_else(|| panic!("no `{t}`"));
-    assert!(at("losses_b.infantry.lost") < at(panels[1]) && at(panels[1]) < at("units_left_b"), "{:?}", svg.texts);
+    assert!(
+        at("losses_b.infantry.lost") < at(panels[1]) && at(panels[1]) < at("units_left_b"),
+        "{:?}",
+        svg.texts
+    );
 }
 
 /// Issue 42, point 9: a chart is SVG, so a name of another format is refused before any work
@@ -424,15 +490,32 @@ fn means_of_different_sizes_get_their_own_panels() {
 fn a_chart_under_another_format_is_refused_and_a_written_one_is_named() {
     let dir = scratch("format");
     let png = dir.join("x.png");
-    let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--chart", &png.to_string_lossy()]);
+    let out = rulebook(&[
+        "odds",
+        "starleader.fire",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--chart",
+        &png.to_string_lossy(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("charts are SVG, not PNG; give ") && err.contains("x.svg"), "{err}");
     assert!(!png.exists());
     let svg = dir.join("x.svg");
-    let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--chart", &svg.to_string_lossy()]);
+    let out = rulebook(&[
+        "odds",
+        "starleader.fire",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--chart",
+        &svg.to_string_lossy(),
+    ]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("chart written to {}", svg.display())), "{err}");
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("chart written"), "stdout stays the report");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("chart written"),
+        "stdout stays the report"
+    );
 }

@@ -329,7 +329,11 @@ fn diff_all_lists_modifier_and_cell_edits_and_their_readers() {
         std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
     };
     edit("starleader/fire.rules", "+3 \"close range, pistol\"", "+2 \"close range, pistol\"");
-    edit("starleader/gadgets.rules", "\"Syter\"       | 6 |  0.0 |  300 | 1 |", "\"Syter\"       | 6 |  0.0 |  300 | 2 |");
+    edit(
+        "starleader/gadgets.rules",
+        "\"Syter\"       | 6 |  0.0 |  300 | 1 |",
+        "\"Syter\"       | 6 |  0.0 |  300 | 2 |",
+    );
     let all = text(&rulebook(&["diff", "builtin", &d, "--all"]));
     for want in [
         "what changed (2):",
@@ -346,9 +350,19 @@ fn diff_all_lists_modifier_and_cell_edits_and_their_readers() {
         assert!(all.contains(want), "diff --all lacks `{want}`:\n{all}");
     }
     let json: serde_json::Value = serde_json::from_slice(&rulebook(&["diff", "builtin", &d, "--all", "--json"]).stdout).unwrap();
-    let kinds: Vec<&str> = json["changes"].as_array().unwrap().iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["row", "resolver"]);
-    let fire = json["readers"].as_array().unwrap().iter().find(|r| r["resolver"] == "starleader.fire").unwrap();
+    let fire = json["readers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resolver"] == "starleader.fire")
+        .unwrap();
     assert_eq!(fire["default_situation"]["status"], "moved", "{fire}");
 }
 
@@ -363,15 +377,31 @@ fn the_rules_guide_walkthrough_shows_what_it_says() {
     let d = my_rules.to_string_lossy().to_string();
     let commands = common::doc_commands("docs/dsl.md");
     assert!(commands.len() >= 10, "{commands:#?}");
-    assert_eq!(commands.iter().find(|c| c.args.iter().any(|a| a == "my-rules")).map(|c| c.args[0].as_str()), Some("export"));
+    assert_eq!(
+        commands
+            .iter()
+            .find(|c| c.args.iter().any(|a| a == "my-rules"))
+            .map(|c| c.args[0].as_str()),
+        Some("export")
+    );
     for c in &commands {
-        let args: Vec<&str> = c.args.iter().map(|a| if a == "my-rules" { d.as_str() } else { a.as_str() }).collect();
+        let args: Vec<&str> = c
+            .args
+            .iter()
+            .map(|a| if a == "my-rules" { d.as_str() } else { a.as_str() })
+            .collect();
         if c.args[0] == "export" {
             // Each export the guide shows starts from a new folder, as a reader's first would.
             let _ = std::fs::remove_dir_all(&my_rules);
         }
         let out = rulebook(&args);
-        assert!(out.status.success(), "docs/dsl.md:{}: rulebook {}\n{}", c.line, c.args.join(" "), text_of(&out.stderr));
+        assert!(
+            out.status.success(),
+            "docs/dsl.md:{}: rulebook {}\n{}",
+            c.line,
+            c.args.join(" "),
+            text_of(&out.stderr)
+        );
         if c.args[0] == "export" {
             // The guide's edit, made once the folder exists.
             let weapons = my_rules.join("starleader/weapons.rules");

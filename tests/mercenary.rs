@@ -379,7 +379,13 @@ fn a_battle_trace_cuts_whole_army_states_unless_full() {
     let short = rulebook(&[&args[..], &["--depth", "99"]].concat());
     assert!(short.status.success(), "{}", String::from_utf8_lossy(&short.stderr));
     let text = String::from_utf8_lossy(&short.stdout);
-    let trace = text.split("\ntrace (").nth(1).unwrap_or("").split("\noutcome:").next().unwrap_or("");
+    let trace = text
+        .split("\ntrace (")
+        .nth(1)
+        .unwrap_or("")
+        .split("\noutcome:")
+        .next()
+        .unwrap_or("");
     // The army's state (six fighters) is cut to its start and its size; dice are never cut.
     assert!(trace.contains("… (6 items)"), "{trace}");
     assert!(trace.contains("roll Unit Skill throw 2d6: ["), "{trace}");

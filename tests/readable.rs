@@ -17,13 +17,24 @@ fn odds_say_once_what_every_outcome_shares() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     let shared = text.split("\n  in every outcome: ").nth(1).unwrap_or("");
-    let shared: String = shared.split("\n\n").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+    let shared: String = shared
+        .split("\n\n")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(shared.starts_with("stun=false heavy_hit=none"), "{text}");
     assert!(shared.ends_with("weapon_state=ready"), "{text}");
     // Issue 42, point 8: each varying field's own distribution first, then every combination in
     // a column per field under a header, not `field=value` pairs 200 characters wide.
-    let (fields, table) = text.split_once("outcomes (12), every combination:\n").unwrap_or_else(|| panic!("{text}"));
-    assert!(fields.contains("\nresult:\n") && fields.contains("\ndamage:\n") && !text.contains("\nstun:\n"), "{text}");
+    let (fields, table) = text
+        .split_once("outcomes (12), every combination:\n")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        fields.contains("\nresult:\n") && fields.contains("\ndamage:\n") && !text.contains("\nstun:\n"),
+        "{text}"
+    );
     let table: Vec<&str> = table.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(table.len(), 13, "{text}");
     assert_eq!(table[0], "  result  damage", "{text}");
@@ -31,7 +42,16 @@ fn odds_say_once_what_every_outcome_shares() {
     assert!(table[12].starts_with("  miss    0  ") && table[12].contains("287/432"), "{text}");
     assert!(table.iter().all(|l| !l.contains('=')), "{text}");
     // With its options, a shot's widest line stays within 140 characters.
-    let out = rulebook(&["odds", "starleader.fire", "--set", "weapon=Ghazi 10/7", "--set", "special_results=true", "--set", "heavy_hits=true"]);
+    let out = rulebook(&[
+        "odds",
+        "starleader.fire",
+        "--set",
+        "weapon=Ghazi 10/7",
+        "--set",
+        "special_results=true",
+        "--set",
+        "heavy_hits=true",
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
     assert!(widest <= 140, "{widest}: {text}");
@@ -41,7 +61,18 @@ fn odds_say_once_what_every_outcome_shares() {
 /// which a book means otherwise (a Mercenary Battle Round is several steps). Issue 42, point 7.
 #[test]
 fn chain_odds_count_steps_not_rounds() {
-    let args = ["odds", "risk.attack", "--rules", "benches/fixtures", "--set", "attackers=3", "--set", "defenders=2", "--until", "done"];
+    let args = [
+        "odds",
+        "risk.attack",
+        "--rules",
+        "benches/fixtures",
+        "--set",
+        "attackers=3",
+        "--set",
+        "defenders=2",
+        "--until",
+        "done",
+    ];
     let out = rulebook(&args);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -60,7 +91,14 @@ fn chain_odds_count_steps_not_rounds() {
 /// characters. `--depth 1` unfolds a level, `--full` everything.
 #[test]
 fn a_long_roll_is_folded_with_the_outcome_first() {
-    let args = ["roll", "mercenary.battle", "--input", "examples/mercenary-combined-arms.yaml", "--seed", "7"];
+    let args = [
+        "roll",
+        "mercenary.battle",
+        "--input",
+        "examples/mercenary-combined-arms.yaml",
+        "--seed",
+        "7",
+    ];
     let out = rulebook(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -70,18 +108,37 @@ fn a_long_roll_is_folded_with_the_outcome_first() {
     let outcome = text.find("\noutcome:\n").unwrap_or_else(|| panic!("{text}"));
     let trace = text.find("\ntrace (").unwrap_or_else(|| panic!("{text}"));
     assert!(outcome < trace, "the outcome comes first: {text}");
-    assert!(text.contains("\n  final:        (9 items)\n    - {name: \"A Rifle Company\""), "{text}");
-    assert!(text.contains("lines; each call nested deeper than 0 is one line: --depth N shows more, --full all):"), "{text}");
-    assert!(text.contains("    battle_step — One step of a battle [Battle System: Execution of Battle]  … "), "{text}");
+    assert!(
+        text.contains("\n  final:        (9 items)\n    - {name: \"A Rifle Company\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("lines; each call nested deeper than 0 is one line: --depth N shows more, --full all):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    battle_step — One step of a battle [Battle System: Execution of Battle]  … "),
+        "{text}"
+    );
     for round in 1..=3 {
-        assert!(text.contains(&format!("note: Battle Round {round} over: army A has lost ")), "{text}");
+        assert!(
+            text.contains(&format!("note: Battle Round {round} over: army A has lost ")),
+            "{text}"
+        );
     }
-    assert!(text.contains("note: Battle Round 4 over, and the battle (side_a_wins): army A has lost 11 members in all, army B 130"), "{text}");
+    assert!(
+        text.contains("note: Battle Round 4 over, and the battle (side_a_wins): army A has lost 11 members in all, army B 130"),
+        "{text}"
+    );
     let count = |extra: &[&str]| {
         let out = rulebook(&[&args[..], extra].concat());
         assert!(out.status.success());
         String::from_utf8_lossy(&out.stdout).lines().count()
     };
     let (deeper, full) = (count(&["--depth", "1"]), count(&["--full"]));
-    assert!(lines.len() < deeper && deeper < full && full > 2000, "{} {deeper} {full}", lines.len());
+    assert!(
+        lines.len() < deeper && deeper < full && full > 2000,
+        "{} {deeper} {full}",
+        lines.len()
+    );
 }

@@ -432,7 +432,10 @@ mod tests {
         ];
         assert_eq!(r.line_count(), 6);
         assert_eq!(r.render_folded(None, 1), "battle\n  step  … 3 lines\n  note: round over\n");
-        assert_eq!(r.render_folded(None, 2), "battle\n  step\n    note: a\n    inner  … 1 line\n  note: round over\n");
+        assert_eq!(
+            r.render_folded(None, 2),
+            "battle\n  step\n    note: a\n    inner  … 1 line\n  note: round over\n"
+        );
         assert_eq!(r.render_folded(None, 9), r.render());
     }
 }

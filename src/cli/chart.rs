@@ -138,7 +138,11 @@ pub fn render(chart: &Chart) -> Result<String, CliError> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
         let left = Pos::new(HPos::Left, VPos::Top);
-        let bold = ("sans-serif", title_size).into_font().style(FontStyle::Bold).color(&BLACK).pos(left);
+        let bold = ("sans-serif", title_size)
+            .into_font()
+            .style(FontStyle::Bold)
+            .color(&BLACK)
+            .pos(left);
         for (i, line) in title_lines.iter().enumerate() {
             let y = 12 + i32::try_from((title_size + 6) * u32::try_from(i).unwrap_or(0)).unwrap_or(0);
             root.draw(&Text::new(line.clone(), (16, y), bold.clone())).map_err(draw_error)?;
@@ -151,7 +155,8 @@ pub fn render(chart: &Chart) -> Result<String, CliError> {
         let mut x = 16;
         for (j, name) in legend.iter().enumerate() {
             let colour = SERIES[j % SERIES.len()];
-            root.draw(&Circle::new((x + 5, legend_y + 8), 5, colour.filled())).map_err(draw_error)?;
+            root.draw(&Circle::new((x + 5, legend_y + 8), 5, colour.filled()))
+                .map_err(draw_error)?;
             let text = clean(name);
             let style = ("sans-serif", 15).into_font().color(&BLACK).pos(left);
             root.draw(&Text::new(text.clone(), (x + 14, legend_y), style)).map_err(draw_error)?;

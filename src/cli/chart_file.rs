@@ -11,7 +11,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// File name extensions of other formats than SVG, which a chart is refused under.
-const OTHER_FORMATS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff", "pdf", "eps", "ps", "html", "htm", "txt", "json"];
+const OTHER_FORMATS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff", "pdf", "eps", "ps", "html", "htm", "txt", "json",
+];
 
 /// Symlinks followed before giving up, as the kernel's own limit (ELOOP).
 const MAX_LINKS: usize = 40;
@@ -37,7 +39,10 @@ pub fn target(path: &Path) -> Result<Target, CliError> {
         return Err(refuse(path, "it is not a file name"));
     }
     // A chart is SVG: a name that says another format would hold SVG under a wrong name.
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     if OTHER_FORMATS.contains(&ext.as_str()) {
         let svg = path.with_extension("svg");
         return Err(refuse(

@@ -120,7 +120,15 @@ fn place_json(p: &Option<changes::Place>) -> serde_json::Value {
     }
 }
 
-pub fn all(old: &Rules, old_label: &str, new: &Rules, new_label: &str, json: bool, budget: u64, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn all(
+    old: &Rules,
+    old_label: &str,
+    new: &Rules,
+    new_label: &str,
+    json: bool,
+    budget: u64,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     let found = changes::compare(
         Version {
             program: old.program(),
@@ -174,7 +182,12 @@ pub fn all(old: &Rules, old_label: &str, new: &Rules, new_label: &str, json: boo
         // A changed line of a resolver: the text before and after, where each is written.
         if c.kind == "resolver" {
             let places = [("was", &c.old), ("now", &c.new)];
-            let width = places.iter().filter_map(|(_, p)| p.as_ref()).map(|p| p.at.chars().count()).max().unwrap_or(0);
+            let width = places
+                .iter()
+                .filter_map(|(_, p)| p.as_ref())
+                .map(|p| p.at.chars().count())
+                .max()
+                .unwrap_or(0);
             for (label, p) in places {
                 if let Some(p) = p {
                     writeln!(out, "      {label}  {}  {}", pad(&p.at, width), p.text)?;
@@ -183,7 +196,11 @@ pub fn all(old: &Rules, old_label: &str, new: &Rules, new_label: &str, json: boo
         }
     }
     let width = results.iter().map(|(p, _, _)| p.chars().count()).max().unwrap_or(0);
-    writeln!(out, "\nresolvers that read them, directly or through calls ({} of {total}):", results.len())?;
+    writeln!(
+        out,
+        "\nresolvers that read them, directly or through calls ({} of {total}):",
+        results.len()
+    )?;
     if results.is_empty() {
         writeln!(out, "  (none)")?;
     }
@@ -208,7 +225,10 @@ pub fn all(old: &Rules, old_label: &str, new: &Rules, new_label: &str, json: boo
         writeln!(out, "  {}  {what}", pad(p, width))?;
     }
     if results.iter().any(|(_, _, m)| matches!(m, Moved::Unknown(_) | Moved::Same)) {
-        writeln!(out, "\nfor one situation: `rulebook diff {old_label} {new_label} SYSTEM.RESOLVER --set ...`")?;
+        writeln!(
+            out,
+            "\nfor one situation: `rulebook diff {old_label} {new_label} SYSTEM.RESOLVER --set ...`"
+        )?;
     }
     Ok(())
 }

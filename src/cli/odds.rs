@@ -227,7 +227,12 @@ impl View {
         let values = dist
             .outcomes
             .iter()
-            .map(|(o, _)| varying.iter().map(|(f, _)| o.field(f).cloned().unwrap_or(rt::Value::None).to_string()).collect())
+            .map(|(o, _)| {
+                varying
+                    .iter()
+                    .map(|(f, _)| o.field(f).cloned().unwrap_or(rt::Value::None).to_string())
+                    .collect()
+            })
             .collect();
         let fixed = fixed
             .iter()
@@ -269,9 +274,7 @@ impl View {
                 values.chain([names[j].chars().count()]).max().unwrap_or(0)
             })
             .collect();
-        let columns = |cells: &[&str]| -> String {
-            cells.iter().zip(&widths).map(|(c, w)| pad(c, *w)).collect::<Vec<_>>().join("  ")
-        };
+        let columns = |cells: &[&str]| -> String { cells.iter().zip(&widths).map(|(c, w)| pad(c, *w)).collect::<Vec<_>>().join("  ") };
         writeln!(out, "outcomes ({}), every combination:", self.rows.len())?;
         writeln!(out, "  {}", columns(&names).trim_end())?;
         let rows: Vec<(String, &rt::Prob)> = self

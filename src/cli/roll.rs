@@ -107,7 +107,9 @@ const LONG_TRACE: usize = 300;
 /// The width to wrap long lines to: the terminal's, or 100 columns when the output is no terminal
 /// (a file or a pipe gets the same text on every machine).
 fn width() -> usize {
-    console::Term::stdout().size_checked().map_or(100, |(_, cols)| usize::from(cols).max(40))
+    console::Term::stdout()
+        .size_checked()
+        .map_or(100, |(_, cols)| usize::from(cols).max(40))
 }
 
 /// The outcome, a field a line; a value too long for the width is wrapped, and a list of records

@@ -470,7 +470,11 @@ fn sim_chart(title: String, inputs: Vec<String>, r: &rt::ResolverInfo, tally: &r
     let groups = by_size(means);
     let count = groups.len();
     for (k, rows) in groups.into_iter().enumerate() {
-        let part = if count > 1 { format!(" ({} of {count})", k + 1) } else { String::new() };
+        let part = if count > 1 {
+            format!(" ({} of {count})", k + 1)
+        } else {
+            String::new()
+        };
         panels.push(chart::Panel {
             title: format!("means per run, 95% interval (zero means left out){part}"),
             kind: chart::Kind::Estimates {
@@ -590,4 +594,3 @@ fn by_size(means: Vec<chart::EstimateRow>) -> Vec<Vec<chart::EstimateRow>> {
     }
     out
 }
-

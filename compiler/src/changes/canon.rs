@@ -8,7 +8,9 @@
 //! output, indented by nesting, which `changes` compares as sequences.
 
 use crate::ast::Span;
-use crate::ir::{Axis, Const, Dice, Expr, ExprKind, Mod, MsgPart, Param, Pattern, Read, ResolverDef, Stmt, System, TableDef, TableKind, Ty};
+use crate::ir::{
+    Axis, Const, Dice, Expr, ExprKind, Mod, MsgPart, Param, Pattern, Read, ResolverDef, Stmt, System, TableDef, TableKind, Ty,
+};
 use std::fmt::Write as _;
 
 /// One line of a resolver's canonical form.
@@ -48,7 +50,12 @@ impl Canon<'_> {
     }
 
     fn variant(&self, e: usize, v: usize) -> String {
-        let name = self.sys.enums.get(e).and_then(|en| en.variants.get(v)).map_or("?", |(n, _)| n.as_str());
+        let name = self
+            .sys
+            .enums
+            .get(e)
+            .and_then(|en| en.variants.get(v))
+            .map_or("?", |(n, _)| n.as_str());
         format!("{}.{name}", self.enum_name(e))
     }
 
@@ -95,7 +102,10 @@ impl Canon<'_> {
     }
 
     fn fields(&self, fs: &[(String, Expr)]) -> String {
-        fs.iter().map(|(n, e)| format!("{n}: {}", self.expr(e))).collect::<Vec<_>>().join(", ")
+        fs.iter()
+            .map(|(n, e)| format!("{n}: {}", self.expr(e)))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     pub fn expr(&self, e: &Expr) -> String {
@@ -104,9 +114,19 @@ impl Canon<'_> {
             ExprKind::Local(v) => format!("local {}", local(v)),
             ExprKind::Input(v) => format!("input {v}"),
             ExprKind::Output(v) => format!("output {v}"),
-            ExprKind::KeyCol { key, tables, column, optional } => {
+            ExprKind::KeyCol {
+                key,
+                tables,
+                column,
+                optional,
+            } => {
                 let ts: Vec<String> = tables.iter().map(|t| self.table(*t)).collect();
-                format!("({}).{column}{} of {}", self.expr(key), if *optional { "?" } else { "" }, ts.join("|"))
+                format!(
+                    "({}).{column}{} of {}",
+                    self.expr(key),
+                    if *optional { "?" } else { "" },
+                    ts.join("|")
+                )
             }
             ExprKind::KeyName { key, optional } => format!("name{}({})", if *optional { "?" } else { "" }, self.expr(key)),
             ExprKind::Field(b, f) => format!("({}).{f}", self.expr(b)),
@@ -132,7 +152,9 @@ impl Canon<'_> {
             }
             ExprKind::ToDec(x) => format!("dec({})", self.expr(x)),
             ExprKind::Construct { rec, fields } => format!("{}{{{}}}", self.record(*rec), self.fields(fields)),
-            ExprKind::With { base, rec, updates } => format!("({}) with {}{{{}}}", self.expr(base), self.record(*rec), self.fields(updates)),
+            ExprKind::With { base, rec, updates } => {
+                format!("({}) with {}{{{}}}", self.expr(base), self.record(*rec), self.fields(updates))
+            }
             ExprKind::Some(x) => format!("some({})", self.expr(x)),
             ExprKind::List(items) => format!("[{}]", self.list(items)),
         }
@@ -141,12 +163,24 @@ impl Canon<'_> {
     fn dice(&self, d: &Dice) -> String {
         let read = match &d.read {
             Read::SumFloor { per_die, floor } => format!("each {} floor {floor}", self.expr(per_die)),
-            Read::Opposed { second, first_mod, second_mod } => {
-                format!("opposed {} + {} vs {}", self.expr(second), self.expr(first_mod), self.expr(second_mod))
+            Read::Opposed {
+                second,
+                first_mod,
+                second_mod,
+            } => {
+                format!(
+                    "opposed {} + {} vs {}",
+                    self.expr(second),
+                    self.expr(first_mod),
+                    self.expr(second_mod)
+                )
             }
             other => format!("{other:?}"),
         };
-        let reroll = d.reroll.as_ref().map(|(lo, hi)| format!(" reroll {}..{}", self.expr(lo), self.expr(hi)));
+        let reroll = d
+            .reroll
+            .as_ref()
+            .map(|(lo, hi)| format!(" reroll {}..{}", self.expr(lo), self.expr(hi)));
         format!(
             "({})d{}{} {read}{}",
             self.expr(&d.count),
@@ -246,27 +280,70 @@ impl Canon<'_> {
             span,
         };
         match s {
-            Stmt::Let { var, name, ty, value, cite, mods, clamp } => {
+            Stmt::Let {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+                mods,
+                clamp,
+            } => {
                 out.push(line(
-                    format!("let {} {name:?}: {} = {} {cite:?} clamp {clamp:?}", local(var), self.ty(ty), self.expr(value)),
+                    format!(
+                        "let {} {name:?}: {} = {} {cite:?} clamp {clamp:?}",
+                        local(var),
+                        self.ty(ty),
+                        self.expr(value)
+                    ),
                     format!("let {name}"),
                 ));
                 self.mods(var, mods, depth + 1, out);
             }
-            Stmt::Var { var, name, ty, value, cite } => {
-                out.push(line(format!("var {} {name:?}: {} = {} {cite:?}", local(var), self.ty(ty), self.expr(value)), format!("var {name}")))
-            }
-            Stmt::Assign { var, name, ty, value, cite } => {
-                out.push(line(format!("{} {name:?}: {} := {} {cite:?}", local(var), self.ty(ty), self.expr(value)), format!("{name} =")))
-            }
-            Stmt::Roll { var, label, dice, cite } => {
-                out.push(line(format!("roll {} {label:?} {} {cite:?}", local(var), self.dice(dice)), format!("roll {}", local(var))))
-            }
-            Stmt::Check { var, left, op, right, left_text, right_text, cite } => out.push(line(
-                format!("check {} {} {op:?} {} {left_text:?} {right_text:?} {cite:?}", local(var), self.expr(left), self.expr(right)),
+            Stmt::Var {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+            } => out.push(line(
+                format!("var {} {name:?}: {} = {} {cite:?}", local(var), self.ty(ty), self.expr(value)),
+                format!("var {name}"),
+            )),
+            Stmt::Assign {
+                var,
+                name,
+                ty,
+                value,
+                cite,
+            } => out.push(line(
+                format!("{} {name:?}: {} := {} {cite:?}", local(var), self.ty(ty), self.expr(value)),
+                format!("{name} ="),
+            )),
+            Stmt::Roll { var, label, dice, cite } => out.push(line(
+                format!("roll {} {label:?} {} {cite:?}", local(var), self.dice(dice)),
+                format!("roll {}", local(var)),
+            )),
+            Stmt::Check {
+                var,
+                left,
+                op,
+                right,
+                left_text,
+                right_text,
+                cite,
+            } => out.push(line(
+                format!(
+                    "check {} {} {op:?} {} {left_text:?} {right_text:?} {cite:?}",
+                    local(var),
+                    self.expr(left),
+                    self.expr(right)
+                ),
                 format!("check {}", local(var)),
             )),
-            Stmt::Set { field, value, cite } => out.push(line(format!("set {field} = {} {cite:?}", self.expr(value)), format!("set {field}"))),
+            Stmt::Set { field, value, cite } => {
+                out.push(line(format!("set {field} = {} {cite:?}", self.expr(value)), format!("set {field}")))
+            }
             Stmt::If { arms, otherwise } => {
                 for (i, (c, b)) in arms.iter().enumerate() {
                     out.push(Line {
@@ -293,9 +370,10 @@ impl Canon<'_> {
                 format!("call {} = {}({}) {cite:?}", local(var), self.resolver(*resolver), self.fields(args)),
                 format!("call {}", self.sys.resolvers.get(*resolver).map_or("?", |r| r.name.as_str())),
             )),
-            Stmt::Require { cond, message, cite } => {
-                out.push(line(format!("require {} {} {cite:?}", self.expr(cond), self.message(message)), "require".into()))
-            }
+            Stmt::Require { cond, message, cite } => out.push(line(
+                format!("require {} {} {cite:?}", self.expr(cond), self.message(message)),
+                "require".into(),
+            )),
             Stmt::Note { text, cite } => out.push(line(format!("note {} {cite:?}", self.message(text)), "note".into())),
             Stmt::Return => out.push(line("return".into(), "return".into())),
             Stmt::Break => out.push(line("break".into(), "break".into())),
@@ -308,7 +386,10 @@ impl Canon<'_> {
                 self.block(body, depth + 1, out);
             }
             Stmt::For { var, list, body, .. } => {
-                out.push(line(format!("for {} in {}", local(var), self.expr(list)), format!("for {}", local(var))));
+                out.push(line(
+                    format!("for {} in {}", local(var), self.expr(list)),
+                    format!("for {}", local(var)),
+                ));
                 self.block(body, depth + 1, out);
             }
         }

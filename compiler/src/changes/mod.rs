@@ -107,12 +107,22 @@ fn system(old: Version<'_>, os: &System, new: Version<'_>, ns: &System, out: &mu
     }
     let (oc, nc) = (Canon { sys: os }, Canon { sys: ns });
     let types = |c: &Canon<'_>, s: &System| -> Vec<(&'static str, String, String)> {
-        let enums = s.enums.iter().map(|e| ("enum", e.name.clone(), format!("{:?} {:?} {:?}", e.title, e.cite, e.variants)));
+        let enums = s
+            .enums
+            .iter()
+            .map(|e| ("enum", e.name.clone(), format!("{:?} {:?} {:?}", e.title, e.cite, e.variants)));
         let records = s.records.iter().map(|r| {
             let fields: Vec<String> = r.fields.iter().map(|(f, ty, b)| format!("{f}: {} {b:?}", c.ty(ty))).collect();
-            ("record", r.name.clone(), format!("{:?} {:?} {}", r.title, r.cite, fields.join(", ")))
+            (
+                "record",
+                r.name.clone(),
+                format!("{:?} {:?} {}", r.title, r.cite, fields.join(", ")),
+            )
         });
-        let options = s.options.iter().map(|o| ("option", o.name.clone(), format!("{:?} {:?}", o.title, o.cite)));
+        let options = s
+            .options
+            .iter()
+            .map(|o| ("option", o.name.clone(), format!("{:?} {:?}", o.title, o.cite)));
         enums.chain(records).chain(options).collect()
     };
     let (ot, nt) = (types(&oc, os), types(&nc, ns));
@@ -149,7 +159,10 @@ fn system(old: Version<'_>, os: &System, new: Version<'_>, ns: &System, out: &mu
 /// The lines of a resolver that differ, each a change: paired where one line replaced another.
 fn resolver(old: Version<'_>, oc: &Canon<'_>, or: &ResolverDef, new: Version<'_>, nc: &Canon<'_>, nr: &ResolverDef, out: &mut Vec<Change>) {
     let (ol, nl) = (oc.resolver_lines(or), nc.resolver_lines(nr));
-    let (ot, nt): (Vec<&str>, Vec<&str>) = (ol.iter().map(|l| l.canon.as_str()).collect(), nl.iter().map(|l| l.canon.as_str()).collect());
+    let (ot, nt): (Vec<&str>, Vec<&str>) = (
+        ol.iter().map(|l| l.canon.as_str()).collect(),
+        nl.iter().map(|l| l.canon.as_str()).collect(),
+    );
     let system = nc.sys.name.as_str();
     let change = |o: Option<&Line>, n: Option<&Line>| -> Change {
         let old_place = o.map(|l| place(old, or, l));

@@ -35,7 +35,13 @@ pub(super) fn compare(old: Version<'_>, os: &System, new: Version<'_>, ns: &Syst
         }
         for nr in &nt.rows {
             match ot.rows.iter().find(|r| r.label == nr.label) {
-                None => out.push(change(new, nt, Some(&nr.label), true, format!("added: {}", cells(ns, nt, nr, None)))),
+                None => out.push(change(
+                    new,
+                    nt,
+                    Some(&nr.label),
+                    true,
+                    format!("added: {}", cells(ns, nt, nr, None)),
+                )),
                 Some(or) => {
                     let diff = cells(ns, nt, nr, Some((os, ot, or)));
                     if !diff.is_empty() {

@@ -87,7 +87,10 @@ fn nothing_changed_is_nothing() {
 fn a_cell() {
     let c = edit("rifle | 3 | 8", "rifle | 3 | 9");
     let ch = one(&c);
-    assert_eq!((ch.kind, ch.item.as_str(), ch.what.as_str()), ("row", "guns row \"rifle\"", "reach 8 → 9"));
+    assert_eq!(
+        (ch.kind, ch.item.as_str(), ch.what.as_str()),
+        ("row", "guns row \"rifle\"", "reach 8 → 9")
+    );
     assert_eq!(ch.row, Some(("guns".into(), "rifle".into())));
     assert_eq!(readers(&c), ["to_hit: table guns", "shot: table guns; calls to_hit"]);
 }
@@ -112,7 +115,10 @@ fn a_row() {
 fn a_modifier_value() {
     let c = edit("+3 \"close range\"", "+2 \"close range\"");
     let ch = one(&c);
-    assert_eq!((ch.kind, ch.item.as_str(), ch.what.as_str()), ("resolver", "to_hit: modifier \"close range\"", "changed"));
+    assert_eq!(
+        (ch.kind, ch.item.as_str(), ch.what.as_str()),
+        ("resolver", "to_hit: modifier \"close range\"", "changed")
+    );
     let (old, new) = (ch.old.as_ref().unwrap(), ch.new.as_ref().unwrap());
     assert_eq!(old.at, "t/t.rules:20");
     assert_eq!(old.text, "+3 \"close range\" when range <= 2 [2.3]");
@@ -153,7 +159,10 @@ fn a_constant() {
 #[test]
 fn a_line_added_above_moves_nothing() {
     // Every line below the new one moves down: only the new line is a change.
-    let c = edit("  roll d = 2d6 \"to hit\" [2.1]\n", "  require range >= 0 else \"negative\" [2.2]\n  roll d = 2d6 \"to hit\" [2.1]\n");
+    let c = edit(
+        "  roll d = 2d6 \"to hit\" [2.1]\n",
+        "  require range >= 0 else \"negative\" [2.2]\n  roll d = 2d6 \"to hit\" [2.1]\n",
+    );
     let ch = one(&c);
     assert_eq!((ch.item.as_str(), ch.what.as_str()), ("to_hit: require", "added"));
     assert_eq!(ch.new.as_ref().unwrap().at, "t/t.rules:18");
@@ -175,7 +184,10 @@ fn a_table_added_above_changes_no_reader() {
 fn a_let_added_above_renumbers_nothing() {
     // The checker numbers locals in order (`v_total_3`): a binding added above renumbers every
     // later one, and the comparison reads them by their rules names.
-    let c = edit("  roll d = 2d6 \"to hit\" [2.1]\n", "  let spare = 1 [2.1]\n  roll d = 2d6 \"to hit\" [2.1]\n");
+    let c = edit(
+        "  roll d = 2d6 \"to hit\" [2.1]\n",
+        "  let spare = 1 [2.1]\n  roll d = 2d6 \"to hit\" [2.1]\n",
+    );
     let ch = one(&c);
     assert_eq!((ch.item.as_str(), ch.what.as_str()), ("to_hit: let spare", "added"));
 }

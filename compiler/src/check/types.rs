@@ -256,7 +256,10 @@ impl Checker<'_> {
             return None;
         }
         match &e.kind {
-            ExprKind::Local(v) => self.made_decimal.get(v).map(|(span, name)| (self.text_of(e.span), *span, name.clone())),
+            ExprKind::Local(v) => self
+                .made_decimal
+                .get(v)
+                .map(|(span, name)| (self.text_of(e.span), *span, name.clone())),
             ExprKind::Bin(_, a, b) => self.decimal_by_modifier(a).or_else(|| self.decimal_by_modifier(b)),
             ExprKind::Neg(a) => self.decimal_by_modifier(a),
             _ => None,
@@ -273,7 +276,13 @@ impl Checker<'_> {
                     "`{shown}` is used where {wn} is needed, on line {}: write the modifier as a whole number, or round the sum where it is used: `floor({shown})`, `ceil({shown})` or `round({shown})`",
                     self.line_of(e.span)
                 );
-                self.err("E0201", span, format!("modifier \"{name}\" is a decimal, so `{shown}` is a decimal"), "this modifier is a decimal", Some(help));
+                self.err(
+                    "E0201",
+                    span,
+                    format!("modifier \"{name}\" is a decimal, so `{shown}` is a decimal"),
+                    "this modifier is a decimal",
+                    Some(help),
+                );
                 return Expr { ty: Ty::Error, ..e };
             }
         }
