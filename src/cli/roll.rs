@@ -65,7 +65,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
     // A long trace is folded, and the outcome, which sums it up, comes first.
     let lines = rec.line_count();
     let fold = match (args.depth, args.full) {
-        (Some(d), _) => Some(d + 1),
+        (Some(d), _) => Some(d.saturating_add(1)),
         (None, false) if lines > LONG_TRACE => Some(1),
         (None, _) => None,
     };
