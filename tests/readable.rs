@@ -142,3 +142,14 @@ fn a_long_roll_is_folded_with_the_outcome_first() {
         lines.len()
     );
 }
+
+/// `--depth` takes any number: the largest opens every call, as a depth past the deepest call does.
+#[test]
+fn roll_depth_takes_any_number() {
+    let base = ["roll", "starleader.fire", "--set", "weapon=Ghazi 10/7"];
+    let all = rulebook(&[&base[..], &["--depth", "99"]].concat());
+    let most = rulebook(&[&base[..], &["--depth", "18446744073709551615"]].concat());
+    assert!(most.status.success(), "{}", stderr(&most));
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).replace("deeper than 18446744073709551615", "deeper than 99");
+    assert_eq!(text(&most), text(&all));
+}
