@@ -75,10 +75,10 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
         write_outcome(&outcome, width, out)?;
     }
     match fold {
-        Some(depth) => writeln!(
+        Some(_) => writeln!(
             out,
             "\ntrace ({lines} lines; each call nested deeper than {} is one line: --depth N shows more, --full all):",
-            depth - 1
+            args.depth.unwrap_or(0)
         )?,
         None => writeln!(out, "\ntrace:")?,
     }
