@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod eval;
+mod lower;
 mod registry;
 mod value;
 

@@ -22,22 +22,22 @@ struct Interpreted {
 
 impl rt::Runner for Interpreted {
     fn run_traced(&self, dice: &mut dyn rt::Dice, trace: &mut rt::Recorder, inputs: &rt::Inputs) -> Result<rt::Value, rt::Error> {
-        let typed = self.sys.read_inputs(self.rid, inputs)?;
+        let typed = self.sys.read_inputs(self.rid, inputs).map_err(|e| *e)?;
         // A resolution starts: no steps taken yet (`rt::steps`), as a generated entry point begins.
         rt::steps::begin();
-        Ok(self.sys.run(self.rid, dice, trace, &typed)?.to_value())
+        Ok(self.sys.run(self.rid, dice, trace, &typed).map_err(|e| *e)?.to_value())
     }
 
     fn run_quiet(&self, dice: &mut dyn rt::Dice, trace: &mut rt::NoTrace, inputs: &rt::Inputs) -> Result<rt::Value, rt::Error> {
-        let typed = self.sys.read_inputs(self.rid, inputs)?;
+        let typed = self.sys.read_inputs(self.rid, inputs).map_err(|e| *e)?;
         rt::steps::begin();
-        Ok(self.sys.run(self.rid, dice, trace, &typed)?.to_value())
+        Ok(self.sys.run(self.rid, dice, trace, &typed).map_err(|e| *e)?.to_value())
     }
 
     fn odds(&self, inputs: &rt::Inputs) -> Result<rt::Distribution<rt::Value>, rt::Error> {
         // Inputs are read once, not once per dice branch, as the generated `odds_*` do.
-        let typed = self.sys.read_inputs(self.rid, inputs)?;
-        let d = rt::enumerate(|dice| self.sys.run(self.rid, dice, &mut rt::NoTrace, &typed))?;
+        let typed = self.sys.read_inputs(self.rid, inputs).map_err(|e| *e)?;
+        let d = rt::enumerate(|dice| self.sys.run(self.rid, dice, &mut rt::NoTrace, &typed).map_err(|e| *e))?;
         // `V` orders and compares as `rt::Value` does, so the order and the merging carry over.
         Ok(rt::Distribution {
             outcomes: d.outcomes.into_iter().map(|(o, p)| (o.to_value(), p)).collect(),

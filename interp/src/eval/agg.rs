@@ -1,46 +1,29 @@
 //! Aggregates over a list (`map`, `filter`, `first`, `sort`, `sum`, `count`, `any`, `max`...).
 
-use super::{boolean, dec_of, int, list, Frame, Sys, V};
+use super::{boolean, dec_of, int, list, Frame, Res, Sys, V};
+use crate::lower::X;
 use rt::{Dec, Error, Trace};
 use rulebook_compiler::ast::Agg;
-use rulebook_compiler::ir::{Expr, Ty};
+use rulebook_compiler::ir::Ty;
 use rulebook_runtime as rt;
 
 impl Sys {
-    pub(super) fn agg<T: Trace>(
-        &self,
-        kind: Agg,
-        var: &'static str,
-        l: &'static Expr,
-        body: &'static Expr,
-        f: &mut Frame,
-        trace: &mut T,
-    ) -> Result<V, Error> {
+    #[inline(never)]
+    pub(super) fn agg<T: Trace>(&self, kind: Agg, slot: usize, l: &X, body: &X, f: &mut Frame, trace: &mut T) -> Res<V> {
         let items = list(self.expr(l, f, trace)?)?;
-        let mark = f.locals.len();
-        let result = self.agg_items(kind, var, items, body, f, trace);
-        f.locals.truncate(mark);
+        let result = self.agg_items(kind, slot, items, body, f, trace);
+        f.end(&[slot]);
         result
     }
 
-    fn agg_items<T: Trace>(
-        &self,
-        kind: Agg,
-        var: &'static str,
-        items: Vec<V>,
-        body: &'static Expr,
-        f: &mut Frame,
-        trace: &mut T,
-    ) -> Result<V, Error> {
-        let mark = f.locals.len();
-        let eval = |item: V, f: &mut Frame, trace: &mut T| -> Result<(V, V), Error> {
-            f.locals.truncate(mark);
-            f.locals.push((var, item));
+    fn agg_items<T: Trace>(&self, kind: Agg, slot: usize, items: Vec<V>, body: &X, f: &mut Frame, trace: &mut T) -> Res<V> {
+        let eval = |item: V, f: &mut Frame, trace: &mut T| -> Res<(V, V)> {
+            f.bind(slot, item)?;
             let b = self.expr(body, f, trace)?;
-            let item = f.locals.pop().map(|(_, v)| v).unwrap_or(V::None);
+            let item = std::mem::replace(f.local_mut(slot)?, V::None);
             Ok((b, item))
         };
-        let dec = body.ty == Ty::Dec;
+        let dec = body.ir.ty == Ty::Dec;
         match kind {
             Agg::Map => {
                 let mut acc = Vec::with_capacity(items.len());
@@ -118,8 +101,8 @@ fn agg_sum<T: Trace>(
     items: Vec<V>,
     f: &mut Frame,
     trace: &mut T,
-    eval: impl Fn(V, &mut Frame, &mut T) -> Result<(V, V), Error>,
-) -> Result<V, Error> {
+    eval: impl Fn(V, &mut Frame, &mut T) -> Res<(V, V)>,
+) -> Res<V> {
     if dec {
         let mut acc = Dec::ZERO;
         for x in items {
@@ -141,8 +124,8 @@ fn agg_product<T: Trace>(
     items: Vec<V>,
     f: &mut Frame,
     trace: &mut T,
-    eval: impl Fn(V, &mut Frame, &mut T) -> Result<(V, V), Error>,
-) -> Result<V, Error> {
+    eval: impl Fn(V, &mut Frame, &mut T) -> Res<(V, V)>,
+) -> Res<V> {
     if dec {
         let mut acc = Dec::ONE;
         for x in items {
@@ -165,8 +148,8 @@ fn agg_extreme<T: Trace>(
     items: Vec<V>,
     f: &mut Frame,
     trace: &mut T,
-    eval: impl Fn(V, &mut Frame, &mut T) -> Result<(V, V), Error>,
-) -> Result<V, Error> {
+    eval: impl Fn(V, &mut Frame, &mut T) -> Res<(V, V)>,
+) -> Res<V> {
     let mut acc: Option<V> = None;
     for x in items {
         let v = eval(x, f, trace)?.0;

@@ -1,14 +1,15 @@
 //! Running a resolver (its steps, input bounds, outputs), `call` statements (through
 //! `rt::memo_call` under exact odds, as generated code) and loops, whose turns are steps.
 
-use super::{default_of, int, konst, list, Flow, Frame, Sys, V};
+use super::{int, internal, list, Flow, Frame, Res, Sys, V};
+use crate::lower::{Block, Call, X};
 use rt::{Dec, Error, Event, Trace};
-use rulebook_compiler::ir::{Expr, Stmt, Ty};
+use rulebook_compiler::ir::{Stmt, Ty};
 use rulebook_runtime as rt;
 
 impl Sys {
     /// Runs resolver `rid` on inputs already read (declaration order) and returns its outcome.
-    pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[V]) -> Result<V, Error> {
+    pub fn run<D: rt::Dice + ?Sized, T: Trace>(&self, rid: usize, dice: &mut D, trace: &mut T, inputs: &[V]) -> Res<V> {
         let r = &self.ir.resolvers[rid];
         // A call of a resolver that loops or calls is a step (`rt::steps`), taken before anything
         // else as generated code takes it.
@@ -35,7 +36,8 @@ impl Sys {
                         value: x.to_string(),
                         min: lo.to_string(),
                         max: hi.to_string(),
-                    });
+                    }
+                    .into());
                 }
             }
             if let (Some((lo, hi)), Ty::Int) = (p.bounds, &p.ty) {
@@ -46,27 +48,21 @@ impl Sys {
                         value: v.to_string(),
                         min: lo.to_string(),
                         max: hi.to_string(),
-                    });
+                    }
+                    .into());
                 }
             }
         }
-        let out = r
-            .outputs
-            .iter()
-            .map(|p| match &p.default {
-                Some(d) => konst(self.ir, d, &p.ty),
-                None => default_of(self.ir, &p.ty),
-            })
-            .collect();
+        let code = self.code.get(rid).ok_or_else(|| internal("interpreter: no such resolver"))?;
         let mut f = Frame {
             r,
             inputs,
-            out,
-            locals: Vec::new(),
+            out: code.outputs.clone(),
+            locals: vec![V::None; code.slots],
             violations: None,
             checking: false,
         };
-        self.block(&r.body, &mut f, dice, trace)?;
+        self.block(&code.body, &mut f, dice, trace)?;
         if T::ENABLED {
             trace.event(Event::Exit { resolver: r.name.clone() });
         }
@@ -74,50 +70,45 @@ impl Sys {
     }
 
     /// A turn of the loop at `at` is a step (`rt::steps`).
-    fn step_loop(&self, f: &Frame, at: &str) -> Result<(), Error> {
+    fn step_loop(&self, f: &Frame, at: &str) -> Res<()> {
         rt::steps::take(&rt::Site {
             kind: rt::SiteKind::Loop,
             at,
             system: &self.ir.name,
             resolver: &f.r.name,
-        })
+        })?;
+        Ok(())
     }
 
     /// A `call` statement: the callee run on its inputs (through `rt::memo_call` under exact
     /// odds), its outcome kept as a local.
-    #[expect(clippy::too_many_arguments, reason = "the fields of one `call` statement")]
     pub(super) fn call<D: rt::Dice + ?Sized, T: Trace>(
         &self,
         stmt: &'static Stmt,
-        var: &'static str,
-        resolver: usize,
-        args: &'static [(String, Expr)],
+        c: &Call,
         f: &mut Frame,
         dice: &mut D,
         trace: &mut T,
-    ) -> Result<(), Error> {
-        let callee = &self.ir.resolvers[resolver];
+    ) -> Res<()> {
+        let callee = &self.ir.resolvers[c.resolver];
         let mut values: Vec<V> = vec![V::None; callee.inputs.len()];
         let mut given = 0;
-        for (n, e) in args {
+        for (i, e) in &c.args {
             let v = self.expr(e, f, trace)?;
-            if let Some(i) = callee.inputs.iter().position(|p| p.name == *n) {
-                values[i] = v;
+            if let Some(slot) = i.and_then(|i| values.get_mut(i)) {
+                *slot = v;
                 given += 1;
             }
         }
         // The checker gives every input (the generated struct literal needs them all).
         if given != callee.inputs.len() {
-            return Err(Error::internal(format!(
-                "interpreter: call of `{}` without all its inputs",
-                callee.name
-            )));
+            return Err(internal(format!("interpreter: call of `{}` without all its inputs", callee.name)));
         }
         // Under exact odds, branch over the callee's outcomes as generated code does.
         let site = stmt as *const Stmt as usize;
         // Only enumerating dice look the call up: plain runs pay nothing for it.
         let enumerating = if T::ENABLED { None } else { rt::enumerator(dice) };
-        let memo = match enumerating.zip(self.memo_calls.get(&site)) {
+        let memo = match enumerating.zip(c.memo.as_ref()) {
             Some((e, fields)) => rt::memo_call(
                 e,
                 site,
@@ -126,28 +117,27 @@ impl Sys {
                     Some(fs) => fs.iter().map(|n| o.field(n).cloned().unwrap_or(V::None)).collect(),
                     None => vec![o.clone()],
                 },
-                |e, vals: &Vec<V>| self.run(resolver, e, &mut rt::NoTrace, vals),
+                |e, vals: &Vec<V>| self.run(c.resolver, e, &mut rt::NoTrace, vals).map_err(|e| *e),
             ),
             None => None,
         };
         let o = match memo {
             Some(o) => o?,
-            None => self.run(resolver, dice, trace, &values)?,
+            None => self.run(c.resolver, dice, trace, &values)?,
         };
-        f.locals.push((var, o));
-        Ok(())
+        f.bind(c.slot, o)
     }
 
     /// A `repeat` loop, each turn a step.
     pub(super) fn repeat<D: rt::Dice + ?Sized, T: Trace>(
         &self,
         times: i64,
-        body: &'static [Stmt],
+        body: &Block,
         at: &str,
         f: &mut Frame,
         dice: &mut D,
         trace: &mut T,
-    ) -> Result<Flow, Error> {
+    ) -> Res<Flow> {
         for _ in 0..times {
             self.step_loop(f, at)?;
             match self.block(body, f, dice, trace)? {
@@ -163,21 +153,20 @@ impl Sys {
     #[expect(clippy::too_many_arguments, reason = "the fields of one `for` statement")]
     pub(super) fn for_each<D: rt::Dice + ?Sized, T: Trace>(
         &self,
-        var: &'static str,
-        l: &'static Expr,
-        body: &'static [Stmt],
+        slot: usize,
+        l: &X,
+        body: &Block,
         at: &str,
         f: &mut Frame,
         dice: &mut D,
         trace: &mut T,
-    ) -> Result<Flow, Error> {
+    ) -> Res<Flow> {
         let items = list(self.expr(l, f, trace)?)?;
         for item in items {
             self.step_loop(f, at)?;
-            let mark = f.locals.len();
-            f.locals.push((var, item));
+            f.bind(slot, item)?;
             let flow = self.block(body, f, dice, trace);
-            f.locals.truncate(mark);
+            f.end(&[slot]);
             match flow? {
                 Flow::Next => {}
                 Flow::Break => break,

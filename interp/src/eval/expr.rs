@@ -1,86 +1,23 @@
 //! Expressions, built-in functions and operators.
 
-use super::{boolean, dec_of, field, int, key, konst, list, Frame, Sys, V};
+use super::{boolean, dec_of, field, int, internal, key, Frame, Res, Sys, V};
+use crate::lower::{FieldInit, K, X};
 use rt::{Dec, Error, Trace};
 use rulebook_compiler::ast::{BinOp, CmpOp};
-use rulebook_compiler::ir::{self, Expr, ExprKind, Func, Ty};
+use rulebook_compiler::ir::{self, Func, Ty};
 use rulebook_runtime as rt;
 use std::sync::Arc;
 
 impl Sys {
-    pub(super) fn expr<T: Trace>(&self, e: &'static Expr, f: &mut Frame, trace: &mut T) -> Result<V, Error> {
-        match &e.kind {
-            ExprKind::Const(c) => Ok(konst(self.ir, c, &e.ty)),
-            ExprKind::Local(v) => f.local(v).cloned(),
-            ExprKind::Input(n) => f.input(n).cloned(),
-            ExprKind::Output(n) => {
-                let i = f.output_index(n)?;
-                Ok(f.out[i].clone())
-            }
-            ExprKind::KeyCol {
-                key: k, tables, column, ..
-            } => {
-                let kv = self.expr(k, f, trace)?;
-                if kv == V::None {
-                    return Ok(V::None);
-                }
-                self.key_col(key(&kv)?, tables, column)
-            }
-            ExprKind::KeyName { key: k, .. } => match self.expr(k, f, trace)? {
-                V::None => Ok(V::None),
-                kv => Ok(V::text(key(&kv)?.name)),
-            },
-            ExprKind::Field(b, name) => {
-                let bv = self.expr(b, f, trace)?;
-                if matches!(b.ty, Ty::Opt(_)) && bv == V::None {
-                    return Ok(V::None);
-                }
-                field(&bv, name).cloned()
-            }
-            ExprKind::Lookup { table, args } => {
-                // One or two arguments (a range index; a matrix's row and column): no allocation.
-                let mut vs = [V::None, V::None];
-                for (slot, a) in vs.iter_mut().zip(args) {
-                    *slot = self.expr(a, f, trace)?;
-                }
-                self.lookup(*table, &vs[..args.len().min(2)], trace)
-            }
-            ExprKind::Func(func, args) => self.func(func, args, f, trace),
-            ExprKind::Agg { kind, var, list: l, body } => self.agg(*kind, var, l, body, f, trace),
-            ExprKind::Neg(x) => match self.expr(x, f, trace)? {
-                V::Dec(d) => Ok(V::Dec(d.checked_neg()?)),
-                v => Ok(V::Int(int(&v)?.checked_neg().ok_or(Error::Overflow)?)),
-            },
-            ExprKind::Not(x) => Ok(V::Bool(!boolean(&self.expr(x, f, trace)?)?)),
-            ExprKind::Bin(op, a, b) => self.bin(*op, a, b, e, f, trace),
-            ExprKind::Cmp(op, a, b) => {
-                let x = self.expr(a, f, trace)?;
-                let y = self.expr(b, f, trace)?;
-                Ok(V::Bool(compare(*op, &x, &y, &a.ty, &b.ty)))
-            }
-            ExprKind::In(x, l) => {
-                // The generated `list.contains(&x)` reads the list first, unless `x` is optional.
-                if matches!(x.ty, Ty::Opt(_)) {
-                    let xv = self.expr(x, f, trace)?;
-                    if xv == V::None {
-                        return Ok(V::Bool(false));
-                    }
-                    let lv = list(self.expr(l, f, trace)?)?;
-                    Ok(V::Bool(lv.contains(&xv)))
-                } else {
-                    let lv = list(self.expr(l, f, trace)?)?;
-                    let xv = self.expr(x, f, trace)?;
-                    Ok(V::Bool(lv.contains(&xv)))
-                }
-            }
-            ExprKind::Is(x, tables) => match self.expr(x, f, trace)? {
-                V::None => Ok(V::Bool(false)),
-                kv => {
-                    let k = key(&kv)?;
-                    Ok(V::Bool(tables.iter().any(|&t| t == usize::from(k.table))))
-                }
-            },
-            ExprKind::If(arms, otherwise) => {
+    /// An expression's value. The kinds most evaluated are here; the rest are in `expr_other`,
+    /// out of line, so that this function's frame stays small (it recurses at every node).
+    pub(super) fn expr<T: Trace>(&self, x: &X, f: &mut Frame, trace: &mut T) -> Res<V> {
+        match &x.k {
+            K::Const(v) => Ok(v.clone()),
+            K::Local(_) | K::Input(_) | K::Output(_) | K::Path { .. } => super::place(x, f).cloned(),
+            K::Cmp(op, a, b) => self.both(a, b, f, trace, |l, r| Ok(V::Bool(compare(*op, l, r, &a.ir.ty, &b.ir.ty)))),
+            K::Bin(op, a, b) => self.bin(*op, a, b, x, f, trace),
+            K::If(arms, otherwise) => {
                 for (c, v) in arms {
                     if boolean(&self.expr(c, f, trace)?)? {
                         return self.expr(v, f, trace);
@@ -88,70 +25,164 @@ impl Sys {
                 }
                 self.expr(otherwise, f, trace)
             }
-            ExprKind::ToDec(x) => Ok(V::Dec(Dec::from_int(int(&self.expr(x, f, trace)?)?))),
-            ExprKind::Construct { rec, fields } => self.construct(*rec, fields, f, trace),
-            ExprKind::With { base, rec, updates } => self.with(base, *rec, updates, f, trace),
-            ExprKind::Some(x) => self.expr(x, f, trace),
-            ExprKind::List(items) => {
+            K::Not(a) => Ok(V::Bool(!boolean(&self.expr(a, f, trace)?)?)),
+            _ => self.expr_other(x, f, trace),
+        }
+    }
+
+    #[inline(never)]
+    fn expr_other<T: Trace>(&self, x: &X, f: &mut Frame, trace: &mut T) -> Res<V> {
+        match &x.k {
+            K::Const(v) => Ok(v.clone()),
+            K::Local(_) | K::Input(_) | K::Output(_) | K::Path { .. } => super::place(x, f).cloned(),
+            K::KeyCol { key: k, tables, column } => {
+                let kv = self.expr(k, f, trace)?;
+                if matches!(kv, V::None) {
+                    return Ok(V::None);
+                }
+                self.key_col(key(&kv)?, tables, column)
+            }
+            K::KeyName(k) => match self.expr(k, f, trace)? {
+                V::None => Ok(V::None),
+                kv => Ok(V::text(key(&kv)?.name)),
+            },
+            K::Field { base, name, at, optional } => {
+                let bv = self.expr(base, f, trace)?;
+                if *optional && matches!(bv, V::None) {
+                    return Ok(V::None);
+                }
+                field(&bv, name, *at).cloned()
+            }
+            K::Lookup { table, args } => {
+                // One or two arguments (a range index; a matrix's row and column): no allocation.
+                let mut vs = [V::None, V::None];
+                for (slot, a) in vs.iter_mut().zip(args) {
+                    *slot = self.expr(a, f, trace)?;
+                }
+                self.lookup(*table, &vs[..args.len().min(2)], trace)
+            }
+            K::Func(func, args) => self.func(func, args, f, trace),
+            K::Agg { kind, slot, list: l, body } => self.agg(*kind, *slot, l, body, f, trace),
+            K::Neg(a) => match self.expr(a, f, trace)? {
+                V::Dec(d) => Ok(V::Dec(d.checked_neg()?)),
+                v => Ok(V::Int(int(&v)?.checked_neg().ok_or(Error::Overflow)?)),
+            },
+            K::Not(a) => Ok(V::Bool(!boolean(&self.expr(a, f, trace)?)?)),
+            K::Bin(op, a, b) => self.bin(*op, a, b, x, f, trace),
+            K::Cmp(op, a, b) => self.both(a, b, f, trace, |l, r| Ok(V::Bool(compare(*op, l, r, &a.ir.ty, &b.ir.ty)))),
+            K::In(a, l) => {
+                // The generated `list.contains(&x)` reads the list first, unless `x` is optional.
+                if matches!(a.ir.ty, Ty::Opt(_)) {
+                    let av = self.expr(a, f, trace)?;
+                    if matches!(av, V::None) {
+                        return Ok(V::Bool(false));
+                    }
+                    let lv = self.expr(l, f, trace)?;
+                    Ok(V::Bool(items(&lv)?.contains(&av)))
+                } else {
+                    self.both(l, a, f, trace, |lv, av| Ok(V::Bool(items(lv)?.contains(av))))
+                }
+            }
+            K::Is(a, tables) => match self.expr(a, f, trace)? {
+                V::None => Ok(V::Bool(false)),
+                kv => {
+                    let k = key(&kv)?;
+                    Ok(V::Bool(tables.iter().any(|&t| t == usize::from(k.table))))
+                }
+            },
+            K::If(arms, otherwise) => {
+                for (c, v) in arms {
+                    if boolean(&self.expr(c, f, trace)?)? {
+                        return self.expr(v, f, trace);
+                    }
+                }
+                self.expr(otherwise, f, trace)
+            }
+            K::ToDec(a) => Ok(V::Dec(Dec::from_int(int(&self.expr(a, f, trace)?)?))),
+            K::Construct { rec, fields } => self.construct(*rec, fields, f, trace),
+            K::With { base, rec, updates } => self.with(base, *rec, updates, f, trace),
+            K::Some(a) => self.expr(a, f, trace),
+            K::List(items) => {
                 let mut vs = Vec::with_capacity(items.len());
-                for x in items {
-                    vs.push(self.expr(x, f, trace)?);
+                for a in items {
+                    vs.push(self.expr(a, f, trace)?);
                 }
                 Ok(V::list(vs))
+            }
+            K::Missing(name) => Err(internal(format!("interpreter: `{name}` is not in scope"))),
+        }
+    }
+
+    /// Two operands, in order, handed to `k` as they are: a place is read where it is, not copied.
+    /// (A place has no effects, so reading it after the other operand changes nothing.)
+    fn both<T: Trace, R>(&self, a: &X, b: &X, f: &mut Frame, trace: &mut T, k: impl FnOnce(&V, &V) -> Res<R>) -> Res<R> {
+        use super::place;
+        match (a.place, b.place) {
+            (true, true) => k(place(a, f)?, place(b, f)?),
+            (true, false) => {
+                let bv = self.expr(b, f, trace)?;
+                k(place(a, f)?, &bv)
+            }
+            (false, true) => {
+                let av = self.expr(a, f, trace)?;
+                k(&av, place(b, f)?)
+            }
+            (false, false) => {
+                let av = self.expr(a, f, trace)?;
+                let bv = self.expr(b, f, trace)?;
+                k(&av, &bv)
             }
         }
     }
 
+    #[inline(never)]
     /// A record built from its fields (each bounded one checked), in declaration order.
-    fn construct<T: Trace>(&self, rec: usize, fields: &'static [(String, Expr)], f: &mut Frame, trace: &mut T) -> Result<V, Error> {
+    fn construct<T: Trace>(&self, rec: usize, fields: &[FieldInit], f: &mut Frame, trace: &mut T) -> Res<V> {
         let r = &self.ir.records[rec];
         let mut vs = Vec::with_capacity(fields.len());
-        for (n, x) in fields {
-            vs.push((n.as_str(), self.expr(x, f, trace)?));
+        for fi in fields {
+            vs.push(self.expr(&fi.value, f, trace)?);
         }
-        for (n, v) in &vs {
-            check_field(r, n, v)?;
+        for (fi, v) in fields.iter().zip(&vs) {
+            check_field(r, fi, v)?;
         }
         // Fields in declaration order, whatever order the rules text gave them in.
-        let mut out = Vec::with_capacity(r.fields.len());
-        for (n, _, _) in &r.fields {
-            let v = vs.iter().find(|(k, _)| *k == n.as_str()).map(|(_, v)| v.clone());
-            out.push((n.as_str(), v.unwrap_or(V::None)));
+        let mut out: Vec<(&'static str, V)> = r.fields.iter().map(|(n, _, _)| (n.as_str(), V::None)).collect();
+        for (fi, v) in fields.iter().zip(vs) {
+            if let Some(slot) = out.get_mut(fi.at) {
+                slot.1 = v;
+            }
         }
         Ok(V::record(out))
     }
 
+    #[inline(never)]
     /// `base with (...)`: the updates worked out (and checked) before the base, as generated code does.
-    fn with<T: Trace>(
-        &self,
-        base: &'static Expr,
-        rec: usize,
-        updates: &'static [(String, Expr)],
-        f: &mut Frame,
-        trace: &mut T,
-    ) -> Result<V, Error> {
+    fn with<T: Trace>(&self, base: &X, rec: usize, updates: &[FieldInit], f: &mut Frame, trace: &mut T) -> Res<V> {
         let r = &self.ir.records[rec];
         let mut us = Vec::with_capacity(updates.len());
-        for (n, x) in updates {
-            us.push((n.as_str(), self.expr(x, f, trace)?));
+        for fi in updates {
+            us.push(self.expr(&fi.value, f, trace)?);
         }
-        for (n, v) in &us {
-            check_field(r, n, v)?;
+        for (fi, v) in updates.iter().zip(&us) {
+            check_field(r, fi, v)?;
         }
         let mut b = self.expr(base, f, trace)?;
         if let V::Record(fields) = &mut b {
-            for (n, v) in us {
-                if let Some(slot) = Arc::make_mut(fields).iter_mut().find(|(k, _)| *k == n) {
-                    slot.1 = v;
+            let fields = Arc::make_mut(fields);
+            for (fi, v) in updates.iter().zip(us) {
+                if let Some(slot) = super::field_slot(fields, fi.name, Some(fi.at)) {
+                    *slot = v;
                 }
             }
         }
         Ok(b)
     }
 
-    fn func<T: Trace>(&self, func: &Func, args: &'static [Expr], f: &mut Frame, trace: &mut T) -> Result<V, Error> {
-        let arg = |i: usize, f: &mut Frame, trace: &mut T| -> Result<V, Error> {
-            let a = args.get(i).ok_or_else(|| Error::internal("interpreter: missing argument"))?;
+    #[inline(never)]
+    fn func<T: Trace>(&self, func: &Func, args: &[X], f: &mut Frame, trace: &mut T) -> Res<V> {
+        let arg = |i: usize, f: &mut Frame, trace: &mut T| -> Res<V> {
+            let a = args.get(i).ok_or_else(|| internal("interpreter: missing argument"))?;
             self.expr(a, f, trace)
         };
         match func {
@@ -173,10 +204,15 @@ impl Sys {
             }),
             Func::Sqrt => Ok(V::Int(rt::isqrt(int(&arg(0, f, trace)?)?)?)),
             Func::SqrtPlaces(p) => Ok(V::Dec(rt::dec_sqrt(dec_of(&arg(0, f, trace)?)?, *p)?)),
-            Func::Len => match arg(0, f, trace)? {
-                V::List(xs) => Ok(V::Int(xs.len() as i64)),
-                _ => Err(Error::internal("interpreter: len of a non-list")),
-            },
+            Func::Len => {
+                let a = args.first().ok_or_else(|| internal("interpreter: missing argument"))?;
+                let n = if a.place {
+                    items(super::place(a, f)?)?.len()
+                } else {
+                    items(&self.expr(a, f, trace)?)?.len()
+                };
+                Ok(V::Int(n as i64))
+            }
             // Folded left to right, as generated `min(min(a, b), c)`.
             Func::Min | Func::Max => {
                 let mut acc = arg(0, f, trace)?;
@@ -200,15 +236,7 @@ impl Sys {
         }
     }
 
-    fn bin<T: Trace>(
-        &self,
-        op: BinOp,
-        a: &'static Expr,
-        b: &'static Expr,
-        e: &'static Expr,
-        f: &mut Frame,
-        trace: &mut T,
-    ) -> Result<V, Error> {
+    fn bin<T: Trace>(&self, op: BinOp, a: &X, b: &X, e: &X, f: &mut Frame, trace: &mut T) -> Res<V> {
         match op {
             BinOp::And => {
                 if !boolean(&self.expr(a, f, trace)?)? {
@@ -226,19 +254,36 @@ impl Sys {
                 // The fallback is evaluated only when needed (`docs/dsl.md`, "Optional values").
                 V::None => self.expr(b, f, trace),
                 // `int? ?? decimal`: the whole number as an exact decimal.
-                V::Int(i) if e.ty == Ty::Dec => Ok(V::Dec(Dec::from_int(i))),
+                V::Int(i) if e.ir.ty == Ty::Dec => Ok(V::Dec(Dec::from_int(i))),
                 x => Ok(x),
             },
-            _ => {
-                let x = self.expr(a, f, trace)?;
-                let y = self.expr(b, f, trace)?;
-                arith(op, x, y)
-            }
+            _ => self.both(a, b, f, trace, |x, y| match (x, y) {
+                (V::Int(x), V::Int(y)) => int_arith(op, *x, *y).map(V::Int),
+                _ => arith(op, x.clone(), y.clone()),
+            }),
         }
     }
 }
 
-fn arith(op: BinOp, x: V, y: V) -> Result<V, Error> {
+/// The items of a list value, borrowed.
+fn items(v: &V) -> Res<&[V]> {
+    match v {
+        V::List(xs) => Ok(xs),
+        other => Err(internal(format!("interpreter: expected a list, found {other}"))),
+    }
+}
+
+#[inline]
+fn int_arith(op: BinOp, a: i64, b: i64) -> Res<i64> {
+    Ok(match op {
+        BinOp::Add => a.checked_add(b).ok_or(Error::Overflow)?,
+        BinOp::Sub => a.checked_sub(b).ok_or(Error::Overflow)?,
+        BinOp::Mul => a.checked_mul(b).ok_or(Error::Overflow)?,
+        _ => rt::rem(a, b)?,
+    })
+}
+
+fn arith(op: BinOp, x: V, y: V) -> Res<V> {
     match (x, y) {
         (V::List(mut xs), V::List(ys)) if op == BinOp::Add => {
             rt::list_room(xs.len().saturating_add(ys.len()))?;
@@ -251,18 +296,14 @@ fn arith(op: BinOp, x: V, y: V) -> Result<V, Error> {
             BinOp::Mul => a.checked_mul(b)?,
             _ => a.checked_div(b)?,
         })),
-        (V::Int(a), V::Int(b)) => Ok(V::Int(match op {
-            BinOp::Add => a.checked_add(b).ok_or(Error::Overflow)?,
-            BinOp::Sub => a.checked_sub(b).ok_or(Error::Overflow)?,
-            BinOp::Mul => a.checked_mul(b).ok_or(Error::Overflow)?,
-            _ => rt::rem(a, b)?,
-        })),
-        (x, y) => Err(Error::internal(format!("interpreter: arithmetic on {x} and {y}"))),
+        (V::Int(a), V::Int(b)) => Ok(V::Int(int_arith(op, a, b)?)),
+        (x, y) => Err(internal(format!("interpreter: arithmetic on {x} and {y}"))),
     }
 }
 
 /// `==` on two keys compares the row, not the name it was given by; everything else is
 /// structural, in the declared order of enums and the numeric order of numbers.
+#[inline]
 pub(super) fn compare(op: CmpOp, x: &V, y: &V, tx: &Ty, ty: &Ty) -> bool {
     if let (Ty::Key(_), Ty::Key(_), V::Key(a), V::Key(b)) = (tx, ty, x, y) {
         let eq = a.table == b.table && a.row == b.row;
@@ -271,6 +312,25 @@ pub(super) fn compare(op: CmpOp, x: &V, y: &V, tx: &Ty, ty: &Ty) -> bool {
             CmpOp::Ne => return !eq,
             _ => {}
         }
+    }
+    // The common kinds first, as the derived order would decide them: an enum value's index
+    // decides (two values of one enum with one index have one name).
+    let quick = match (x, y) {
+        (V::Int(a), V::Int(b)) => Some(a.cmp(b)),
+        (V::Bool(a), V::Bool(b)) => Some(a.cmp(b)),
+        (V::Enum(a, _), V::Enum(b, _)) => Some(a.cmp(b)),
+        (V::Text(a), V::Text(b)) if Arc::ptr_eq(a, b) => Some(std::cmp::Ordering::Equal),
+        _ => None,
+    };
+    if let Some(o) = quick {
+        return match op {
+            CmpOp::Eq => o.is_eq(),
+            CmpOp::Ne => o.is_ne(),
+            CmpOp::Lt => o.is_lt(),
+            CmpOp::Le => o.is_le(),
+            CmpOp::Gt => o.is_gt(),
+            CmpOp::Ge => o.is_ge(),
+        };
     }
     match op {
         CmpOp::Eq => x == y,
@@ -283,15 +343,16 @@ pub(super) fn compare(op: CmpOp, x: &V, y: &V, tx: &Ty, ty: &Ty) -> bool {
 }
 
 /// Bounded int fields of a record are checked when the record is built or updated.
-fn check_field(r: &ir::RecordDef, n: &str, v: &V) -> Result<(), Error> {
-    if let (Some((_, Ty::Int, Some((lo, hi)))), V::Int(x)) = (r.fields.iter().find(|(f, _, _)| f == n), v) {
-        if !(*lo..=*hi).contains(x) {
+fn check_field(r: &ir::RecordDef, fi: &FieldInit, v: &V) -> Res<()> {
+    if let (Some((lo, hi)), V::Int(x)) = (fi.bounds, v) {
+        if !(lo..=hi).contains(x) {
             return Err(Error::OutOfRange {
-                input: format!("{}.{n}", r.name),
+                input: format!("{}.{}", r.name, fi.name),
                 value: x.to_string(),
                 min: lo.to_string(),
                 max: hi.to_string(),
-            });
+            }
+            .into());
         }
     }
     Ok(())

@@ -1,27 +1,28 @@
 //! Reading a resolver's typed inputs out of bound dynamic inputs, as generated `from_values` does.
 
-use super::{default_of, konst, Sys, V};
+use super::{default_of, Res, Sys, V};
 use rt::{Error, Value};
-use rulebook_compiler::ir::{self, Ty};
+use rulebook_compiler::ir::Ty;
 use rulebook_runtime as rt;
 
 impl Sys {
     /// Reads a resolver's typed inputs out of bound dynamic inputs, as generated `from_values` does
     /// (the same checks, the same errors; an input the map leaves out takes its default), giving
     /// them in declaration order.
-    pub fn read_inputs(&self, rid: usize, m: &rt::Inputs) -> Result<Vec<V>, Error> {
-        let ir: &'static ir::System = self.ir;
-        let r = &ir.resolvers[rid];
+    pub fn read_inputs(&self, rid: usize, m: &rt::Inputs) -> Res<Vec<V>> {
+        let r = &self.ir.resolvers[rid];
+        let defaults = self.code.get(rid).map(|c| c.input_defaults.as_slice()).unwrap_or(&[]);
         r.inputs
             .iter()
-            .map(|p| match (&p.default, m.get(&p.name)) {
-                (Some(d), None) => Ok(konst(ir, d, &p.ty)),
+            .enumerate()
+            .map(|(i, p)| match (defaults.get(i).and_then(Option::as_ref), m.get(&p.name)) {
+                (Some(d), None) => Ok(d.clone()),
                 _ => Ok(V::from_value(&self.read_input(m, &p.name, &p.ty)?)),
             })
             .collect()
     }
 
-    fn read_input(&self, m: &rt::Inputs, name: &str, t: &Ty) -> Result<Value, Error> {
+    fn read_input(&self, m: &rt::Inputs, name: &str, t: &Ty) -> Res<Value> {
         match t {
             Ty::Int => Ok(Value::Int(rt::get_int(m, name)?)),
             Ty::Dec => Ok(Value::Dec(rt::get_dec(m, name)?)),
@@ -57,7 +58,7 @@ impl Sys {
         }
     }
 
-    fn read_from(&self, v: &Value, name: &str, t: &Ty) -> Result<Value, Error> {
+    fn read_from(&self, v: &Value, name: &str, t: &Ty) -> Res<Value> {
         match t {
             Ty::Opt(i) => match v {
                 Value::None => Ok(Value::None),
@@ -71,14 +72,15 @@ impl Sys {
                     input: name.to_string(),
                     text: x.to_string(),
                     expected: "a list".to_string(),
-                }),
+                }
+                .into()),
             },
             Ty::Rec(r) => self.record_from_value(*r, v, name),
             _ => self.read_value(v, name, t),
         }
     }
 
-    fn read_value(&self, v: &Value, name: &str, t: &Ty) -> Result<Value, Error> {
+    fn read_value(&self, v: &Value, name: &str, t: &Ty) -> Res<Value> {
         match t {
             Ty::Int => Ok(Value::Int(rt::value_as_int(v, name)?)),
             Ty::Dec => Ok(Value::Dec(rt::value_as_dec(v, name)?)),
@@ -97,21 +99,23 @@ impl Sys {
                         input: name.to_string(),
                         text: v.to_string(),
                         expected: en.name.clone(),
-                    }),
+                    }
+                    .into()),
                 }
             }
             _ => Ok(default_of(self.ir, t).to_value()),
         }
     }
 
-    fn record_from_value(&self, rid: usize, v: &Value, name: &str) -> Result<Value, Error> {
+    fn record_from_value(&self, rid: usize, v: &Value, name: &str) -> Res<Value> {
         let r = &self.ir.records[rid];
         let Value::Record(fields) = v else {
             return Err(Error::BadValue {
                 input: name.to_string(),
                 text: v.to_string(),
                 expected: format!("a {} record", r.name),
-            });
+            }
+            .into());
         };
         let mut out = Vec::with_capacity(r.fields.len());
         for (f, t, _) in &r.fields {

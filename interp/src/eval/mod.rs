@@ -22,63 +22,33 @@ mod inputs;
 mod stmt;
 mod tables;
 
+use crate::lower::{Code, K, X};
 use crate::value::V;
 use rt::{Dec, Error};
-use rulebook_compiler::ir::{self, Const, Stmt, TableKind, Ty};
+use rulebook_compiler::ir::{self, Const, TableKind, Ty};
 use rulebook_runtime as rt;
 use std::sync::Arc;
 
-/// One checked system, kept for the life of the program, with every table cell already a value.
+/// One checked system, kept for the life of the program, with every table cell already a value
+/// and every resolver lowered (`crate::lower`).
 pub struct Sys {
     pub ir: &'static ir::System,
     /// Per table, per row: the cells as values (column order; `=> value` tables have one).
     cells: Vec<Vec<Vec<V>>>,
     /// Per range table without a result type, per row: the row as a record of its columns.
     rows: Vec<Vec<V>>,
-    /// Per call statement (by address) whose callee exact odds branch over, as generated code
-    /// does (`rt::memo_call`): the fields of the outcome read after it, `None` for all.
-    memo_calls: std::collections::BTreeMap<usize, Option<Vec<String>>>,
-    /// Per roll statement (by address) read only through one range table (`ir::classed_rolls`):
-    /// the table's rows, which exact odds branch over (`Dice::roll_classed`), as generated code
-    /// does.
-    classed_rolls: std::collections::BTreeMap<usize, Vec<(i64, i64)>>,
+    /// Per resolver: its lowered body.
+    code: Vec<Code>,
     /// Per resolver: does a call of it take a step (`ir::takes_steps`)?
     takes_steps: Vec<bool>,
 }
 
-/// The call statements of `sys` that generated code makes through `rt::memo_call` (a callee
-/// without policies), each with the fields its caller reads (`ir::call_reads`).
-fn memo_calls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Option<Vec<String>>> {
-    let branches = ir::branches_over_calls(sys);
-    let mut out = std::collections::BTreeMap::new();
-    for r in &sys.resolvers {
-        let reads = ir::call_reads(&r.body);
-        ir::each_stmt(&r.body, |s| {
-            if let Stmt::Call { var, resolver, .. } = s {
-                if branches.get(*resolver).copied().unwrap_or(false) {
-                    let fields = reads.get(var).cloned().flatten().map(|f| f.into_iter().collect());
-                    out.insert(s as *const Stmt as usize, fields);
-                }
-            }
-        });
-    }
-    out
-}
+/// The evaluator's result: the error boxed, so that a value's result stays small on the hot path.
+type Res<T> = Result<T, Box<Error>>;
 
-/// The roll statements of `sys` read only through one range table, with that table's rows.
-fn classed_rolls(sys: &'static ir::System) -> std::collections::BTreeMap<usize, Vec<(i64, i64)>> {
-    let mut out = std::collections::BTreeMap::new();
-    for r in &sys.resolvers {
-        let classed = ir::classed_rolls(sys, &r.body);
-        ir::each_stmt(&r.body, |s| {
-            if let Stmt::Roll { var, .. } = s {
-                if let Some(t) = classed.get(var).and_then(|t| sys.tables.get(*t)) {
-                    out.insert(s as *const Stmt as usize, t.rows.iter().map(|row| row.range).collect());
-                }
-            }
-        });
-    }
-    out
+/// A fault of the interpreter itself (never of the rules: the checker proved them).
+fn internal(message: impl Into<String>) -> Box<Error> {
+    Box::new(Error::internal(message))
 }
 
 enum Flow {
@@ -92,7 +62,8 @@ struct Frame<'a> {
     r: &'static ir::ResolverDef,
     inputs: &'a [V],
     out: Vec<V>,
-    locals: Vec<(&'static str, V)>,
+    /// The locals by slot (`lower`): `V::None` where nothing in scope is declared.
+    locals: Vec<V>,
     /// The failed `require`s of the group of checks running now.
     violations: Option<Vec<rt::Violation>>,
     /// Is a check (`ir::is_check`) running: its blocks belong to its group?
@@ -100,85 +71,146 @@ struct Frame<'a> {
 }
 
 impl Frame<'_> {
-    fn local(&self, name: &str) -> Result<&V, Error> {
+    fn local(&self, slot: usize) -> Res<&V> {
         self.locals
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v)
-            .ok_or_else(|| Error::internal(format!("interpreter: no local `{name}`")))
+            .get(slot)
+            .ok_or_else(|| internal(format!("interpreter: no local slot {slot}")))
     }
 
-    fn local_mut(&mut self, name: &str) -> Result<&mut V, Error> {
+    fn local_mut(&mut self, slot: usize) -> Res<&mut V> {
         self.locals
-            .iter_mut()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v)
-            .ok_or_else(|| Error::internal(format!("interpreter: no local `{name}`")))
+            .get_mut(slot)
+            .ok_or_else(|| internal(format!("interpreter: no local slot {slot}")))
     }
 
-    fn input(&self, name: &str) -> Result<&V, Error> {
-        self.r
-            .inputs
-            .iter()
-            .position(|p| p.name == name)
-            .and_then(|i| self.inputs.get(i))
-            .ok_or_else(|| Error::internal(format!("interpreter: no input `{name}`")))
+    /// Declares the local of `slot` (a `let`, a roll, a loop's item...).
+    fn bind(&mut self, slot: usize, v: V) -> Res<()> {
+        *self.local_mut(slot)? = v;
+        Ok(())
     }
 
-    fn output_index(&self, name: &str) -> Result<usize, Error> {
-        self.r
-            .outputs
-            .iter()
-            .position(|p| p.name == name)
-            .ok_or_else(|| Error::internal(format!("interpreter: no output `{name}`")))
+    /// Ends the locals of these slots, as their block ends: their values are dropped.
+    fn end(&mut self, slots: &[usize]) {
+        for &s in slots {
+            if let Some(v) = self.locals.get_mut(s) {
+                *v = V::None;
+            }
+        }
     }
 }
 
-fn int(v: &V) -> Result<i64, Error> {
+fn int(v: &V) -> Res<i64> {
     match v {
         V::Int(i) => Ok(*i),
-        other => Err(Error::internal(format!("interpreter: expected an int, found {other}"))),
+        other => Err(internal(format!("interpreter: expected an int, found {other}"))),
     }
 }
 
-fn dec(v: &V) -> Result<Dec, Error> {
+fn dec(v: &V) -> Res<Dec> {
     match v {
         V::Dec(d) => Ok(*d),
-        other => Err(Error::internal(format!("interpreter: expected a decimal, found {other}"))),
+        other => Err(internal(format!("interpreter: expected a decimal, found {other}"))),
     }
 }
 
-fn boolean(v: &V) -> Result<bool, Error> {
+fn boolean(v: &V) -> Res<bool> {
     match v {
         V::Bool(b) => Ok(*b),
-        other => Err(Error::internal(format!("interpreter: expected a bool, found {other}"))),
+        other => Err(internal(format!("interpreter: expected a bool, found {other}"))),
     }
 }
 
-fn key(v: &V) -> Result<rt::Key, Error> {
+fn key(v: &V) -> Res<rt::Key> {
     match v {
         V::Key(k) => Ok(*k),
-        other => Err(Error::internal(format!("interpreter: expected a key, found {other}"))),
+        other => Err(internal(format!("interpreter: expected a key, found {other}"))),
     }
 }
 
 /// The items of a list value, owned: shared lists are copied item by item (each item a cheap
 /// reference-counted copy), a list nobody else holds is taken as it is.
-fn list(v: V) -> Result<Vec<V>, Error> {
+fn list(v: V) -> Res<Vec<V>> {
     match v {
         V::List(xs) => Ok(Arc::unwrap_or_clone(xs)),
-        other => Err(Error::internal(format!("interpreter: expected a list, found {other}"))),
+        other => Err(internal(format!("interpreter: expected a list, found {other}"))),
     }
 }
 
-fn field<'v>(v: &'v V, name: &str) -> Result<&'v V, Error> {
+/// Field `name` of a record, found at `at` when the lowering knows its place (the names are the
+/// very same text, so a pointer comparison confirms it), else by name.
+#[inline]
+fn field<'v>(v: &'v V, name: &'static str, at: Option<usize>) -> Res<&'v V> {
+    if let V::Record(fields) = v {
+        if let Some((k, x)) = at.and_then(|i| fields.get(i)) {
+            if std::ptr::eq(k.as_ptr(), name.as_ptr()) || *k == name {
+                return Ok(x);
+            }
+        }
+    }
     v.field(name)
-        .ok_or_else(|| Error::internal(format!("interpreter: no field `{name}` in {v}")))
+        .ok_or_else(|| internal(format!("interpreter: no field `{name}` in {v}")))
 }
 
-fn dec_of(v: &V) -> Result<Dec, Error> {
+/// `none`, for a field read through an optional place that holds none.
+static NONE: V = V::None;
+
+/// The value of a place (`X::place`: a local, an input, an output, or a path of fields from
+/// one), read where it is. A place has no effects, so reading it before or after anything else is
+/// the same.
+#[inline]
+fn place<'f>(x: &'f X, f: &'f Frame) -> Res<&'f V> {
+    match &x.k {
+        K::Path { root, steps } => {
+            let mut v = root_place(root, f)?;
+            for s in steps.iter() {
+                // The field where the lowering placed it (the very same name text confirms it).
+                if let (V::Record(fields), Some(at)) = (v, s.at) {
+                    if let Some((k, x)) = fields.get(at) {
+                        if std::ptr::eq(k.as_ptr(), s.name.as_ptr()) {
+                            v = x;
+                            continue;
+                        }
+                    }
+                }
+                if s.optional && matches!(v, V::None) {
+                    return Ok(&NONE);
+                }
+                v = field(v, s.name, s.at)?;
+            }
+            Ok(v)
+        }
+        _ => root_place(x, f),
+    }
+}
+
+/// A place that is a local, an input or an output.
+#[inline]
+fn root_place<'f>(x: &'f X, f: &'f Frame) -> Res<&'f V> {
+    let found = match &x.k {
+        K::Const(v) => Some(v),
+        K::Local(slot) => f.locals.get(*slot),
+        K::Input(i) => f.inputs.get(*i),
+        K::Output(i) => f.out.get(*i),
+        _ => None,
+    };
+    found.ok_or_else(|| not_a_place(x))
+}
+
+#[cold]
+fn not_a_place(x: &X) -> Box<Error> {
+    internal(format!("interpreter: no place for {:?}", x.ir.kind))
+}
+
+/// The same, to change it.
+fn field_slot<'v>(fields: &'v mut [(&'static str, V)], name: &'static str, at: Option<usize>) -> Option<&'v mut V> {
+    let i = match at.and_then(|i| fields.get(i)) {
+        Some((k, _)) if std::ptr::eq(k.as_ptr(), name.as_ptr()) || *k == name => at,
+        _ => fields.iter().position(|(k, _)| *k == name),
+    }?;
+    fields.get_mut(i).map(|(_, v)| v)
+}
+
+fn dec_of(v: &V) -> Res<Dec> {
     match v {
         V::Int(i) => Ok(Dec::from_int(*i)),
         other => dec(other),
@@ -219,8 +251,7 @@ impl Sys {
             ir,
             cells,
             rows,
-            memo_calls: memo_calls(ir),
-            classed_rolls: classed_rolls(ir),
+            code: crate::lower::system(ir),
             takes_steps: ir.resolvers.iter().map(|r| ir::takes_steps(&r.body)).collect(),
         }
     }

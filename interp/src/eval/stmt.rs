@@ -1,88 +1,74 @@
 //! Blocks and statements, with a `let`'s modifiers and clamp and the messages of `require` and `note`.
 
 use super::expr::compare;
-use super::{boolean, int, Flow, Frame, Sys, V};
+use super::{boolean, int, internal, Flow, Frame, Res, Sys, V};
+use crate::lower::{Block, Part, M, S, SK, X};
 use rt::{Dec, Error, Event, Trace};
 use rulebook_compiler::ast::CmpOp;
-use rulebook_compiler::ir::{self, Expr, Mod, MsgPart, Pattern, Stmt, Ty};
+use rulebook_compiler::ir::{self, Pattern, Stmt, Ty};
 use rulebook_runtime as rt;
 
 impl Sys {
     /// A block in its own scope: locals it declares end with it.
-    pub(super) fn block<D: rt::Dice + ?Sized, T: Trace>(
-        &self,
-        stmts: &'static [Stmt],
-        f: &mut Frame,
-        dice: &mut D,
-        trace: &mut T,
-    ) -> Result<Flow, Error> {
-        let mark = f.locals.len();
+    pub(super) fn block<D: rt::Dice + ?Sized, T: Trace>(&self, b: &Block, f: &mut Frame, dice: &mut D, trace: &mut T) -> Res<Flow> {
         let mut flow = Flow::Next;
-        for (i, s) in stmts.iter().enumerate() {
+        for s in &b.stmts {
             // A group of checks (`ir::is_check`) not inside another: its failed `require`s stop
             // the resolution where the group ends.
-            let group = !f.checking && ir::is_check(s);
+            let group = !f.checking && s.check;
             f.checking |= group;
             let done = self.stmt(s, f, dice, trace);
             f.checking &= !group;
             flow = done?;
-            if group && !stmts.get(i + 1).is_some_and(ir::is_check) {
+            if group && !s.next_check {
                 if let Some(violations) = f.violations.take() {
-                    return Err(Error::Rejected { violations });
+                    return Err(Error::Rejected { violations }.into());
                 }
             }
             if !matches!(flow, Flow::Next) {
                 break;
             }
         }
-        f.locals.truncate(mark);
+        f.end(&b.own);
         Ok(flow)
     }
 
-    fn stmt<D: rt::Dice + ?Sized, T: Trace>(&self, s: &'static Stmt, f: &mut Frame, dice: &mut D, trace: &mut T) -> Result<Flow, Error> {
-        match s {
-            Stmt::Let {
-                var,
-                name,
-                ty,
-                value,
-                cite,
-                mods,
-                clamp,
-            } => self.stmt_let(f, trace, var, name, ty, value, cite.as_deref(), mods, clamp)?,
-            Stmt::Var {
-                var, name, value, cite, ..
-            } => {
-                let v = self.expr(value, f, trace)?;
-                f.locals.push((var.as_str(), v));
-                self.trace_let(f, trace, name, var, cite.as_deref())?;
+    fn stmt<D: rt::Dice + ?Sized, T: Trace>(&self, s: &S, f: &mut Frame, dice: &mut D, trace: &mut T) -> Res<Flow> {
+        match (&s.k, s.ir) {
+            (SK::Let { slot, value, mods }, Stmt::Let { name, ty, cite, clamp, .. }) => {
+                self.stmt_let(f, trace, *slot, name, ty, value, cite.as_deref(), mods, clamp)?
             }
-            Stmt::Assign {
-                var, name, value, cite, ..
-            } => {
+            (SK::Var { slot, value }, Stmt::Var { name, cite, .. }) => {
                 let v = self.expr(value, f, trace)?;
-                *f.local_mut(var)? = v;
+                f.bind(*slot, v)?;
+                self.trace_let(f, trace, name, *slot, cite.as_deref())?;
+            }
+            (SK::Assign { slot, value }, Stmt::Assign { name, cite, .. }) => {
+                let v = self.expr(value, f, trace)?;
+                *f.local_mut(*slot)? = v;
                 if let (true, Some(c)) = (T::ENABLED, cite) {
                     trace.event(Event::Assign {
                         name: name.clone(),
-                        value: f.local(var)?.to_value(),
+                        value: f.local(*slot)?.to_value(),
                         cite: c.clone(),
                     });
                 }
             }
-            Stmt::Roll { var, label, dice: d, cite } => self.roll(s, var, label, d, cite, f, dice, trace)?,
-            Stmt::Check {
-                var,
-                left,
-                op,
-                right,
-                left_text,
-                right_text,
-                cite,
-            } => self.stmt_check(var, left, *op, right, left_text, right_text, cite, f, trace)?,
-            Stmt::Set { field, value, cite } => {
+            (SK::Roll { slot, dice: d, classed }, Stmt::Roll { label, cite, .. }) => {
+                self.roll(*slot, label, d, *classed, cite, f, dice, trace)?
+            }
+            (
+                SK::Check { slot, left, right },
+                Stmt::Check {
+                    op,
+                    left_text,
+                    right_text,
+                    cite,
+                    ..
+                },
+            ) => self.stmt_check(*slot, left, *op, right, left_text, right_text, cite, f, trace)?,
+            (SK::Set { out, value }, Stmt::Set { field, cite, .. }) => {
                 let v = self.expr(value, f, trace)?;
-                let i = f.output_index(field)?;
                 if T::ENABLED {
                     trace.event(Event::Set {
                         field: field.clone(),
@@ -90,9 +76,11 @@ impl Sys {
                         cite: cite.clone(),
                     });
                 }
-                f.out[i] = v;
+                if let Some(o) = f.out.get_mut(*out) {
+                    *o = v;
+                }
             }
-            Stmt::If { arms, otherwise } => {
+            (SK::If { arms, otherwise }, _) => {
                 for (c, b) in arms {
                     if boolean(&self.expr(c, f, trace)?)? {
                         return self.block(b, f, dice, trace);
@@ -100,7 +88,7 @@ impl Sys {
                 }
                 return self.block(otherwise, f, dice, trace);
             }
-            Stmt::Match { scrutinee, arms } => {
+            (SK::Match { scrutinee, arms }, _) => {
                 let v = self.expr(scrutinee, f, trace)?;
                 for (pats, body) in arms {
                     if pats.iter().any(|p| matches_pattern(p, &v)) {
@@ -108,8 +96,8 @@ impl Sys {
                     }
                 }
             }
-            stmt @ Stmt::Call { var, resolver, args, .. } => self.call(stmt, var, *resolver, args, f, dice, trace)?,
-            Stmt::Require { cond, message, cite } => {
+            (SK::Call(c), _) => self.call(s.ir, c, f, dice, trace)?,
+            (SK::Require { cond, message }, Stmt::Require { cite, .. }) => {
                 if !boolean(&self.expr(cond, f, trace)?)? {
                     let text = self.message(message, f, trace)?;
                     f.violations.get_or_insert_with(Vec::new).push(rt::Violation {
@@ -118,16 +106,18 @@ impl Sys {
                     });
                 }
             }
-            Stmt::Note { text, cite } => {
+            (SK::Note { text }, Stmt::Note { cite, .. }) => {
                 if T::ENABLED {
                     let text = self.message(text, f, trace)?;
                     trace.event(Event::Note { text, cite: cite.clone() });
                 }
             }
-            Stmt::Return => return Ok(Flow::Return),
-            Stmt::Break => return Ok(Flow::Break),
-            Stmt::Repeat { times, body, at } => return self.repeat(*times, body, at, f, dice, trace),
-            Stmt::For { var, list: l, body, at } => return self.for_each(var, l, body, at, f, dice, trace),
+            (SK::Return, _) => return Ok(Flow::Return),
+            (SK::Break, _) => return Ok(Flow::Break),
+            (SK::Repeat { times, body, at }, _) => return self.repeat(*times, body, at, f, dice, trace),
+            (SK::For { slot, list: l, body, at }, _) => return self.for_each(*slot, l, body, at, f, dice, trace),
+            (SK::Missing(name), _) => return Err(internal(format!("interpreter: `{name}` is not in scope"))),
+            _ => return Err(internal("interpreter: a statement lowered out of its kind")),
         }
         Ok(Flow::Next)
     }
@@ -136,21 +126,21 @@ impl Sys {
     #[expect(clippy::too_many_arguments, reason = "the fields of one `check` statement")]
     fn stmt_check<T: Trace>(
         &self,
-        var: &'static str,
-        left: &'static Expr,
+        slot: usize,
+        left: &X,
         op: CmpOp,
-        right: &'static Expr,
+        right: &X,
         left_text: &str,
         right_text: &str,
         cite: &str,
         f: &mut Frame,
         trace: &mut T,
-    ) -> Result<(), Error> {
+    ) -> Res<()> {
         let l = self.expr(left, f, trace)?;
         let r = self.expr(right, f, trace)?;
         // The generated `l == r` here compares keys with their names, as derived equality does.
         let result = compare(op, &l, &r, &Ty::Error, &Ty::Error);
-        f.locals.push((var, V::Bool(result)));
+        f.bind(slot, V::Bool(result))?;
         if T::ENABLED {
             trace.event(Event::Compare {
                 left: left_text.to_string(),
@@ -170,14 +160,14 @@ impl Sys {
         &self,
         f: &mut Frame,
         trace: &mut T,
-        var: &'static str,
+        slot: usize,
         name: &str,
         ty: &Ty,
-        value: &'static Expr,
+        value: &X,
         cite: Option<&str>,
-        mods: &'static [Mod],
+        mods: &[M],
         clamp: &Option<(Option<i64>, Option<i64>)>,
-    ) -> Result<(), Error> {
+    ) -> Res<()> {
         let mut v = self.expr(value, f, trace)?;
         if !mods.is_empty() || clamp.is_some() {
             let base = v.clone();
@@ -194,7 +184,11 @@ impl Sys {
             };
             for m in mods {
                 match m {
-                    Mod::One { value, name, when, cite } => {
+                    M::One {
+                        value,
+                        when,
+                        m: ir::Mod::One { name, cite, .. },
+                    } => {
                         let applies = match when {
                             Some(w) => boolean(&self.expr(w, f, trace)?)?,
                             None => true,
@@ -212,10 +206,16 @@ impl Sys {
                             }
                         }
                     }
-                    Mod::Highest { name: group, mods } => {
+                    M::One { .. } => return Err(internal("interpreter: a modifier lowered out of its kind")),
+                    M::Highest { name: group, mods } => {
                         let mut best: Option<(V, &str, &str)> = None;
                         for m in mods {
-                            if let Mod::One { value, name, when, cite } = m {
+                            if let M::One {
+                                value,
+                                when,
+                                m: ir::Mod::One { name, cite, .. },
+                            } = m
+                            {
                                 let applies = match when {
                                     Some(w) => boolean(&self.expr(w, f, trace)?)?,
                                     None => true,
@@ -251,24 +251,23 @@ impl Sys {
                 cite: cite.unwrap_or("").to_string(),
             });
         }
-        f.locals.push((var, v));
-        Ok(())
+        f.bind(slot, v)
     }
 
-    fn trace_let<T: Trace>(&self, f: &Frame, trace: &mut T, name: &str, var: &str, cite: Option<&str>) -> Result<(), Error> {
+    fn trace_let<T: Trace>(&self, f: &Frame, trace: &mut T, name: &str, slot: usize, cite: Option<&str>) -> Res<()> {
         if let (true, Some(c)) = (T::ENABLED, cite) {
             trace.event(Event::Let {
                 name: name.to_string(),
-                value: f.local(var)?.to_value(),
+                value: f.local(slot)?.to_value(),
                 cite: c.to_string(),
             });
         }
         Ok(())
     }
 
-    fn num_as<T: Trace>(&self, e: &'static Expr, ty: &Ty, f: &mut Frame, trace: &mut T) -> Result<V, Error> {
+    fn num_as<T: Trace>(&self, e: &X, ty: &Ty, f: &mut Frame, trace: &mut T) -> Res<V> {
         let v = self.expr(e, f, trace)?;
-        if *ty == Ty::Dec && e.ty == Ty::Int {
+        if *ty == Ty::Dec && e.ir.ty == Ty::Int {
             Ok(V::Dec(Dec::from_int(int(&v)?)))
         } else {
             Ok(v)
@@ -276,23 +275,23 @@ impl Sys {
     }
 
     /// A message with `{value}` parts (`require`, `note`), as the generated code formats it.
-    fn message<T: Trace>(&self, parts: &'static [MsgPart], f: &mut Frame, trace: &mut T) -> Result<String, Error> {
+    fn message<T: Trace>(&self, parts: &[Part], f: &mut Frame, trace: &mut T) -> Res<String> {
         let mut text = String::new();
         for p in parts {
             match p {
-                MsgPart::Text(t) => text.push_str(t),
-                MsgPart::Value(e) => text.push_str(&self.expr(e, f, trace)?.to_string()),
+                Part::Text(t) => text.push_str(t),
+                Part::Value(e) => text.push_str(&self.expr(e, f, trace)?.to_string()),
             }
         }
         Ok(text)
     }
 }
 
-fn add_mod(var: &V, m: &V) -> Result<V, Error> {
+fn add_mod(var: &V, m: &V) -> Res<V> {
     match (var, m) {
         (V::Dec(a), V::Dec(b)) => Ok(V::Dec(a.checked_add(*b)?)),
         (V::Int(a), V::Int(b)) => Ok(V::Int(a.checked_add(*b).ok_or(Error::Overflow)?)),
-        _ => Err(Error::internal("interpreter: modifier of another type than its value")),
+        _ => Err(internal("interpreter: modifier of another type than its value")),
     }
 }
 

@@ -1,13 +1,13 @@
 //! Table lookups (keyed, range, decimal, matrix, by enum) and the columns of a key, traced as
 //! generated code traces them.
 
-use super::{int, Sys, V};
+use super::{int, internal, Res, Sys, V};
 use rt::{Dec, Error, Event, Trace};
 use rulebook_compiler::ir::{self, Axis, TableKind};
 use rulebook_runtime as rt;
 
 impl Sys {
-    pub(super) fn key_col(&self, k: rt::Key, tables: &[usize], column: &str) -> Result<V, Error> {
+    pub(super) fn key_col(&self, k: rt::Key, tables: &[usize], column: &str) -> Res<V> {
         let t = usize::from(k.table);
         let found = if tables.contains(&t) {
             let col = self.ir.tables[t].columns.iter().position(|(n, _)| n == column);
@@ -17,18 +17,17 @@ impl Sys {
         };
         found.cloned().ok_or_else(|| {
             let names: Vec<&str> = tables.iter().map(|&t| self.ir.tables[t].name.as_str()).collect();
-            Error::Internal {
-                message: format!("{} is not a row of {}", k.name, names.join(" | ")),
-            }
+            internal(format!("{} is not a row of {}", k.name, names.join(" | ")))
         })
     }
 
-    pub(super) fn lookup<T: Trace>(&self, tid: usize, args: &[V], trace: &mut T) -> Result<V, Error> {
+    #[inline(never)]
+    pub(super) fn lookup<T: Trace>(&self, tid: usize, args: &[V], trace: &mut T) -> Res<V> {
         let t = &self.ir.tables[tid];
         match &t.kind {
             TableKind::Matrix { rows, cols } => {
                 let (Some(r), Some(c)) = (args.first(), args.get(1)) else {
-                    return Err(Error::internal("interpreter: matrix lookup without two values"));
+                    return Err(internal("interpreter: matrix lookup without two values"));
                 };
                 let (ri, rn) = axis_index(rows, r, &t.name)?;
                 let (ci, cn) = axis_index(cols, c, &t.name)?;
@@ -51,7 +50,7 @@ impl Sys {
             }
             TableKind::ByEnum { .. } => {
                 let Some(V::Enum(k, kn)) = args.first() else {
-                    return Err(Error::internal("interpreter: enum-keyed lookup without an enum value"));
+                    return Err(internal("interpreter: enum-keyed lookup without an enum value"));
                 };
                 let v = self.rows[tid].get(usize::from(*k)).cloned().ok_or_else(|| Error::Internal {
                     message: format!("table {} is missing a row", t.name),
@@ -71,7 +70,7 @@ impl Sys {
                 let x = match args.first() {
                     Some(V::Dec(d)) => *d,
                     Some(V::Int(i)) => Dec::from_int(*i),
-                    _ => return Err(Error::internal("interpreter: decimal table lookup without a number")),
+                    _ => return Err(internal("interpreter: decimal table lookup without a number")),
                 };
                 let holds = |b: &ir::DecBand| b.0.is_none_or(|(n, d)| Dec::raw(n, d) <= x) && b.1.is_none_or(|(n, d)| x <= Dec::raw(n, d));
                 let idx = t.rows.iter().position(|r| r.band.as_ref().is_some_and(holds));
@@ -87,7 +86,7 @@ impl Sys {
 
     /// The row `idx` of a range table (by whole numbers or decimals) looked up with `key`, traced
     /// as the generated code traces it; no row is a domain error naming the key.
-    fn range_row<T: Trace>(&self, tid: usize, idx: Option<usize>, key: String, trace: &mut T) -> Result<V, Error> {
+    fn range_row<T: Trace>(&self, tid: usize, idx: Option<usize>, key: String, trace: &mut T) -> Res<V> {
         let t = &self.ir.tables[tid];
         let idx = idx.ok_or_else(|| Error::Domain {
             what: format!("{} is outside table {}", key, t.name),
@@ -110,17 +109,18 @@ impl Sys {
 
 /// The position of a matrix lookup argument on its axis and its label in the trace; a number
 /// outside a whole-number axis is the range tables' error, as in generated code.
-fn axis_index(axis: &Axis, v: &V, table: &str) -> Result<(usize, String), Error> {
+fn axis_index(axis: &Axis, v: &V, table: &str) -> Res<(usize, String)> {
     match (axis, v) {
         (Axis::Enum(_), V::Enum(i, name)) => Ok((usize::from(*i), (*name).to_string())),
         (Axis::Int { lo, hi }, V::Int(i)) => {
             if !(*lo..=*hi).contains(i) {
                 return Err(Error::Domain {
                     what: format!("{i} is outside table {table}"),
-                });
+                }
+                .into());
             }
             Ok(((*i as i128 - *lo as i128) as usize, i.to_string()))
         }
-        _ => Err(Error::internal(format!("interpreter: matrix lookup with {v} on the wrong axis"))),
+        _ => Err(internal(format!("interpreter: matrix lookup with {v} on the wrong axis"))),
     }
 }
