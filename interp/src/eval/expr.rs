@@ -19,14 +19,27 @@ impl Sys {
             K::Bin(op, a, b) => self.bin(*op, a, b, x, f, trace),
             K::If(arms, otherwise) => {
                 for (c, v) in arms {
-                    if boolean(&self.expr(c, f, trace)?)? {
+                    if self.cond(c, f, trace)? {
                         return self.expr(v, f, trace);
                     }
                 }
                 self.expr(otherwise, f, trace)
             }
-            K::Not(a) => Ok(V::Bool(!boolean(&self.expr(a, f, trace)?)?)),
+            K::Not(a) => Ok(V::Bool(!self.cond(a, f, trace)?)),
             _ => self.expr_other(x, f, trace),
+        }
+    }
+
+    /// A condition's truth, without building a value on the way: `and`, `or`, `not` and
+    /// comparisons are worked out here, in the same order and with the same short circuits.
+    pub(super) fn cond<T: Trace>(&self, x: &X, f: &mut Frame, trace: &mut T) -> Res<bool> {
+        match &x.k {
+            K::Bin(BinOp::And, a, b) => Ok(self.cond(a, f, trace)? && self.cond(b, f, trace)?),
+            K::Bin(BinOp::Or, a, b) => Ok(self.cond(a, f, trace)? || self.cond(b, f, trace)?),
+            K::Not(a) => Ok(!self.cond(a, f, trace)?),
+            K::Cmp(op, a, b) => self.both(a, b, f, trace, |l, r| Ok(compare(*op, l, r, &a.ir.ty, &b.ir.ty))),
+            _ if x.place => boolean(super::place(x, f)?),
+            _ => boolean(&self.expr(x, f, trace)?),
         }
     }
 
@@ -67,7 +80,7 @@ impl Sys {
                 V::Dec(d) => Ok(V::Dec(d.checked_neg()?)),
                 v => Ok(V::Int(int(&v)?.checked_neg().ok_or(Error::Overflow)?)),
             },
-            K::Not(a) => Ok(V::Bool(!boolean(&self.expr(a, f, trace)?)?)),
+            K::Not(a) => Ok(V::Bool(!self.cond(a, f, trace)?)),
             K::Bin(op, a, b) => self.bin(*op, a, b, x, f, trace),
             K::Cmp(op, a, b) => self.both(a, b, f, trace, |l, r| Ok(V::Bool(compare(*op, l, r, &a.ir.ty, &b.ir.ty)))),
             K::In(a, l) => {
@@ -92,7 +105,7 @@ impl Sys {
             },
             K::If(arms, otherwise) => {
                 for (c, v) in arms {
-                    if boolean(&self.expr(c, f, trace)?)? {
+                    if self.cond(c, f, trace)? {
                         return self.expr(v, f, trace);
                     }
                 }
@@ -115,6 +128,7 @@ impl Sys {
 
     /// Two operands, in order, handed to `k` as they are: a place is read where it is, not copied.
     /// (A place has no effects, so reading it after the other operand changes nothing.)
+    #[inline(always)]
     fn both<T: Trace, R>(&self, a: &X, b: &X, f: &mut Frame, trace: &mut T, k: impl FnOnce(&V, &V) -> Res<R>) -> Res<R> {
         use super::place;
         match (a.place, b.place) {
@@ -238,18 +252,8 @@ impl Sys {
 
     fn bin<T: Trace>(&self, op: BinOp, a: &X, b: &X, e: &X, f: &mut Frame, trace: &mut T) -> Res<V> {
         match op {
-            BinOp::And => {
-                if !boolean(&self.expr(a, f, trace)?)? {
-                    return Ok(V::Bool(false));
-                }
-                Ok(V::Bool(boolean(&self.expr(b, f, trace)?)?))
-            }
-            BinOp::Or => {
-                if boolean(&self.expr(a, f, trace)?)? {
-                    return Ok(V::Bool(true));
-                }
-                Ok(V::Bool(boolean(&self.expr(b, f, trace)?)?))
-            }
+            BinOp::And => Ok(V::Bool(self.cond(a, f, trace)? && self.cond(b, f, trace)?)),
+            BinOp::Or => Ok(V::Bool(self.cond(a, f, trace)? || self.cond(b, f, trace)?)),
             BinOp::Coalesce => match self.expr(a, f, trace)? {
                 // The fallback is evaluated only when needed (`docs/dsl.md`, "Optional values").
                 V::None => self.expr(b, f, trace),
@@ -303,7 +307,7 @@ fn arith(op: BinOp, x: V, y: V) -> Res<V> {
 
 /// `==` on two keys compares the row, not the name it was given by; everything else is
 /// structural, in the declared order of enums and the numeric order of numbers.
-#[inline]
+#[inline(always)]
 pub(super) fn compare(op: CmpOp, x: &V, y: &V, tx: &Ty, ty: &Ty) -> bool {
     if let (Ty::Key(_), Ty::Key(_), V::Key(a), V::Key(b)) = (tx, ty, x, y) {
         let eq = a.table == b.table && a.row == b.row;

@@ -1,5 +1,6 @@
-//! The evaluator: runs a resolver's checked IR statement by statement, with the same dice, trace
-//! events, errors and evaluation order as the Rust that `codegen` generates from the same IR.
+//! The evaluator: runs a resolver statement by statement, over its body as `crate::lower` left it
+//! (names resolved to slots and indices), with the same dice, trace events, errors and evaluation
+//! order as the Rust that `codegen` generates from the same IR.
 //!
 //! Values are `V` (`rt::Value` with shared lists and records), in exactly the form generated
 //! `to_value` gives. The order in which things are evaluated (arguments before a table lookup, a
@@ -7,12 +8,12 @@
 //! stopping where it ends) is the one `docs/dsl.md` defines, which `codegen` follows too, so a
 //! trace matches event for event.
 //!
-//! This module holds the system (`Sys`, its tables' cells as values), the state of one call
-//! (`Frame`) and the value helpers; each part adds its own `impl Sys` block: `inputs` (reading a
-//! resolver's typed inputs), `calls` (running a resolver, `call` statements and loops, each a
-//! step), `stmt` (blocks and statements, `let` with its modifiers), `dice` (rolls and their
-//! specs), `expr` (expressions, functions and operators), `tables` (lookups and key columns) and
-//! `agg` (aggregates over lists).
+//! This module holds the system (`Sys`, its tables' cells as values, its resolvers lowered), the
+//! state of one call (`Frame`) and the value helpers; each part adds its own `impl Sys` block:
+//! `inputs` (reading a resolver's typed inputs), `calls` (running a resolver, `call` statements
+//! and loops, each a step), `stmt` (blocks and statements, `let` with its modifiers), `dice` (rolls
+//! and their specs), `expr` (expressions, conditions, functions and operators), `tables` (lookups
+//! and key columns) and `agg` (aggregates over lists).
 
 mod agg;
 mod calls;
@@ -77,6 +78,7 @@ impl Frame<'_> {
             .ok_or_else(|| internal(format!("interpreter: no local slot {slot}")))
     }
 
+    #[inline]
     fn local_mut(&mut self, slot: usize) -> Res<&mut V> {
         self.locals
             .get_mut(slot)
@@ -84,6 +86,7 @@ impl Frame<'_> {
     }
 
     /// Declares the local of `slot` (a `let`, a roll, a loop's item...).
+    #[inline]
     fn bind(&mut self, slot: usize, v: V) -> Res<()> {
         *self.local_mut(slot)? = v;
         Ok(())
@@ -157,7 +160,7 @@ static NONE: V = V::None;
 /// The value of a place (`X::place`: a local, an input, an output, or a path of fields from
 /// one), read where it is. A place has no effects, so reading it before or after anything else is
 /// the same.
-#[inline]
+#[inline(always)]
 fn place<'f>(x: &'f X, f: &'f Frame) -> Res<&'f V> {
     match &x.k {
         K::Path { root, steps } => {
@@ -184,7 +187,7 @@ fn place<'f>(x: &'f X, f: &'f Frame) -> Res<&'f V> {
 }
 
 /// A place that is a local, an input or an output.
-#[inline]
+#[inline(always)]
 fn root_place<'f>(x: &'f X, f: &'f Frame) -> Res<&'f V> {
     let found = match &x.k {
         K::Const(v) => Some(v),

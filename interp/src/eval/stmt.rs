@@ -1,7 +1,7 @@
 //! Blocks and statements, with a `let`'s modifiers and clamp and the messages of `require` and `note`.
 
 use super::expr::compare;
-use super::{boolean, int, internal, Flow, Frame, Res, Sys, V};
+use super::{int, internal, Flow, Frame, Res, Sys, V};
 use crate::lower::{Block, Part, M, S, SK, X};
 use rt::{Dec, Error, Event, Trace};
 use rulebook_compiler::ast::CmpOp;
@@ -82,7 +82,7 @@ impl Sys {
             }
             (SK::If { arms, otherwise }, _) => {
                 for (c, b) in arms {
-                    if boolean(&self.expr(c, f, trace)?)? {
+                    if self.cond(c, f, trace)? {
                         return self.block(b, f, dice, trace);
                     }
                 }
@@ -98,7 +98,7 @@ impl Sys {
             }
             (SK::Call(c), _) => self.call(s.ir, c, f, dice, trace)?,
             (SK::Require { cond, message }, Stmt::Require { cite, .. }) => {
-                if !boolean(&self.expr(cond, f, trace)?)? {
+                if !self.cond(cond, f, trace)? {
                     let text = self.message(message, f, trace)?;
                     f.violations.get_or_insert_with(Vec::new).push(rt::Violation {
                         cite: cite.clone(),
@@ -190,7 +190,7 @@ impl Sys {
                         m: ir::Mod::One { name, cite, .. },
                     } => {
                         let applies = match when {
-                            Some(w) => boolean(&self.expr(w, f, trace)?)?,
+                            Some(w) => self.cond(w, f, trace)?,
                             None => true,
                         };
                         if applies {
@@ -217,7 +217,7 @@ impl Sys {
                             } = m
                             {
                                 let applies = match when {
-                                    Some(w) => boolean(&self.expr(w, f, trace)?)?,
+                                    Some(w) => self.cond(w, f, trace)?,
                                     None => true,
                                 };
                                 if applies {

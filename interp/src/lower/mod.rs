@@ -1,8 +1,9 @@
 //! Lowering: each resolver's checked IR turned, once at load, into the tree the evaluator runs,
 //! with every name resolved to a position. Locals become numbered slots of the call's frame (a
-//! declaration gets its own slot, and a name means the innermost declaration in scope, exactly
-//! the scoping the checker gave it); inputs, outputs, record fields and a call's arguments become
-//! indices; constants become values; a roll's table rows, a call's memo fields and a statement's
+//! declaration takes the next free slot, a block's slots are freed when it ends, and a name means
+//! the innermost declaration in scope, exactly the scoping the checker gave it); inputs, outputs,
+//! record fields and a call's arguments become indices; a field of a field of a local becomes one
+//! path; constants become values; a roll's table rows, a call's memo fields and a statement's
 //! place in a group of checks are looked up here rather than at every turn.
 //!
 //! Nothing here decides what a construct means: the nodes keep their checked IR (`ir`) for the
@@ -272,18 +273,21 @@ pub fn system(sys: &'static ir::System) -> Vec<Code> {
 struct Lower<'m> {
     sys: &'static ir::System,
     r: &'static ir::ResolverDef,
-    /// The locals in scope, innermost last, each with its slot.
+    /// The locals in scope, innermost last, each with its slot (its place in this stack).
     scope: Vec<(&'static str, usize)>,
+    /// The most slots in use at once: a call's frame holds that many.
     slots: usize,
     memo: &'m BTreeMap<usize, Option<Vec<&'static str>>>,
     classed: &'m BTreeMap<usize, &'static [(i64, i64)]>,
 }
 
 impl Lower<'_> {
-    /// A new slot for a declaration of `name`, in scope from now until its block ends.
+    /// A slot for a declaration of `name`, in scope from now until its block ends. Slots are a
+    /// stack: the names in scope hold the slots below their count, so a declaration takes the
+    /// next, and a block's slots are free again once it ends (its sibling blocks reuse them).
     fn declare(&mut self, name: &'static str) -> usize {
-        let slot = self.slots;
-        self.slots += 1;
+        let slot = self.scope.len();
+        self.slots = self.slots.max(slot + 1);
         self.scope.push((name, slot));
         slot
     }
