@@ -403,6 +403,10 @@ pub enum ExprKind {
     Name(String),
     List(Vec<Expr>),
     Option(Ident),
+    /// `in.name`: the input of that name, whatever else is called so.
+    InputRef(Ident),
+    /// `out.name`: the output of that name as set so far.
+    OutputRef(Ident),
     Field(Box<Expr>, Ident),
     Call(Ident, Vec<Expr>),
     /// `record_type(field: value, ...)`

@@ -111,6 +111,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("W0002", "row can never be used"),
     ("W0003", "modifier can never apply"),
     ("W0004", "optional rule never consulted"),
+    ("W0005", "input read after its output is set"),
     ("N0001", "more diagnostics in a file than are shown"),
 ];
 

@@ -2,8 +2,9 @@
 //! constant or an enum variant, the expected type deciding between them), variants qualified by
 //! their enum (`unit_rule.flanking`), and `.field` on keys, outcomes, rows and records.
 //!
-//! Diagnostics owned here: E0101 (unknown name, variant, column, output or field) and E0201 (a
-//! variant of several enums, a column typed differently across a union, fields of a non-record).
+//! Diagnostics owned here: E0101 (unknown name, variant, column, input, output or field), E0201 (a
+//! variant of several enums, a column typed differently across a union, fields of a non-record)
+//! and W0005 (a bare name read as the input after the output of that name is set).
 
 use super::ctx::{Checker, Ctx};
 use super::types::strip_opt;
@@ -12,6 +13,39 @@ use crate::diag::did_you_mean;
 use crate::ir::*;
 
 impl Checker<'_> {
+    /// `in.name` (`output` false) or `out.name`: the input, or the output as set so far, of that
+    /// name, whatever else is called so.
+    pub(super) fn io_ref(&mut self, ctx: &Ctx, id: &ast::Ident, output: bool, span: Span) -> Expr {
+        let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
+        let (kw, kind) = if output { ("out", "output") } else { ("in", "input") };
+        if ctx.rid == usize::MAX {
+            self.err("E0101", span, format!("`{kw}.{}` is only for a resolver's {kind}s", id.name), "outside a resolver", None);
+            return Self::err_expr(span);
+        }
+        let r = &self.resolvers[ctx.rid];
+        let names: Vec<String> = if output {
+            r.outputs.iter().map(|p| p.name.clone()).collect()
+        } else {
+            r.inputs.iter().filter(|p| !p.is_option).map(|p| p.name.clone()).collect()
+        };
+        let found = if output {
+            r.outputs.iter().find(|p| p.name == id.name).map(|p| (ExprKind::Output(p.name.clone()), p.ty.clone(), Iv::UNKNOWN))
+        } else {
+            r.inputs.iter().find(|p| p.name == id.name && !p.is_option).map(|p| {
+                let iv = p.bounds.map_or(Iv::UNKNOWN, |(lo, hi)| Iv::range(lo, hi));
+                (ExprKind::Input(p.name.clone()), p.ty.clone(), iv)
+            })
+        };
+        match found {
+            Some((k, ty, iv)) => mk(k, ty, iv),
+            None => {
+                let rname = r.name.clone();
+                self.err_unknown(id.span, format!("`{}` is not an {kind} of `{rname}`", id.name), &format!("unknown {kind}"), &id.name, names, kind);
+                Self::err_expr(span)
+            }
+        }
+    }
+
     /// A bare name, resolved by scope and by the type the context expects.
     pub(super) fn name(&mut self, ctx: &mut Ctx, n: &str, span: Span, hint: Option<&Ty>) -> Expr {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
@@ -34,7 +68,19 @@ impl Checker<'_> {
                     (Some((lo, hi)), _) => Iv::range(lo, hi),
                     _ => Iv::UNKNOWN,
                 };
-                return mk(ExprKind::Input(p.name.clone()), p.ty.clone(), iv);
+                let (name, ty) = (p.name.clone(), p.ty.clone());
+                if ctx.set.contains(n) && r.outputs.iter().any(|o| o.name == n) {
+                    self.warn(
+                        "W0005",
+                        span,
+                        format!("`{n}` here is the input `{n}`, though the output `{n}` is set above"),
+                        "the input, as it came",
+                        Some(format!(
+                            "say which one you mean: `in.{n}` for the input as it came, `out.{n}` for the output as set so far"
+                        )),
+                    );
+                }
+                return mk(ExprKind::Input(name), ty, iv);
             }
             if let Some(p) = r.outputs.iter().find(|p| p.name == n && fits(&p.ty)) {
                 return mk(ExprKind::Output(p.name.clone()), p.ty.clone(), Iv::UNKNOWN);

@@ -6,7 +6,7 @@ use super::SourceFile;
 use crate::ast::{self, Span};
 use crate::diag::Diagnostic;
 use crate::ir::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A name bound in a resolver body: its type, its interval and the Rust variable behind it.
 #[derive(Clone)]
@@ -23,6 +23,9 @@ pub(super) struct Ctx {
     pub(super) scopes: Vec<BTreeMap<String, Local>>,
     pub(super) loops: usize,
     pub(super) counter: usize,
+    /// The outputs set so far, in the order of the text (a loop's sets count from its start):
+    /// a bare read of an input that shares such an output's name is then a warning (W0005).
+    pub(super) set: BTreeSet<String>,
 }
 
 impl Ctx {
@@ -33,6 +36,7 @@ impl Ctx {
             scopes: vec![BTreeMap::new()],
             loops: 0,
             counter: 0,
+            set: BTreeSet::new(),
         }
     }
     pub(super) fn lookup(&self, name: &str) -> Option<&Local> {

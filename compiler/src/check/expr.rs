@@ -36,6 +36,8 @@ impl Checker<'_> {
             K::Name(n) => self.name(ctx, n, span, hint),
             K::List(items) => self.expr_list(ctx, items, span, hint),
             K::Option(id) => self.expr_option(id, span),
+            K::InputRef(id) => self.io_ref(ctx, id, false, span),
+            K::OutputRef(id) => self.io_ref(ctx, id, true, span),
             K::Field(base, field) => {
                 if let Some(v) = self.qualified_variant(ctx, base, field, span) {
                     return v;

@@ -350,6 +350,7 @@ impl<'a> Checker<'a> {
         };
         let v = self.expr(ctx, value, Some(&o.ty));
         let v = self.coerce(v, &o.ty);
+        ctx.set.insert(name.name.clone());
         Some(Stmt::Set {
             field: name.name.clone(),
             value: v,
@@ -359,27 +360,47 @@ impl<'a> Checker<'a> {
 
     /// `if cond { ... } else if ... else { ... }`.
     fn stmt_if(&mut self, ctx: &mut Ctx, arms: &[(ast::Expr, Vec<ast::Stmt>)], otherwise: &Option<Vec<ast::Stmt>>) -> Stmt {
+        // An output set in one branch is not set in the others (W0005); after them, it may be.
+        let before = ctx.set.clone();
+        let mut after = before.clone();
         let mut out = Vec::new();
         for (c, body) in arms {
+            ctx.set.clone_from(&before);
             let ce = self.expr(ctx, c, Some(&Ty::Bool));
             let ce = self.coerce(ce, &Ty::Bool);
             out.push((ce, self.block(ctx, body)));
+            if !returns(body) {
+                after.extend(ctx.set.iter().cloned());
+            }
         }
+        ctx.set.clone_from(&before);
         let otherwise = otherwise.as_ref().map(|b| self.block(ctx, b)).unwrap_or_default();
+        if otherwise.last().is_some_and(|s| matches!(s, Stmt::Return)) {
+            ctx.set.clone_from(&before);
+        }
+        ctx.set.extend(after);
         Stmt::If { arms: out, otherwise }
     }
 
     /// `match value { patterns => { ... } }`.
     fn stmt_match(&mut self, ctx: &mut Ctx, scrutinee: &ast::Expr, arms: &[ast::MatchArm]) -> Stmt {
         let se = self.expr(ctx, scrutinee, None);
+        // An output set in one arm is not set in the others (W0005); after them, it may be.
+        let before = ctx.set.clone();
+        let mut after = before.clone();
         let mut out = Vec::new();
         for (pats, body) in arms {
             let mut ps = Vec::new();
             for (p, pspan) in pats {
                 ps.push(self.pattern(p, *pspan, &se.ty));
             }
+            ctx.set.clone_from(&before);
             out.push((ps, self.block(ctx, body)));
+            if !returns(body) {
+                after.extend(ctx.set.iter().cloned());
+            }
         }
+        ctx.set = after;
         Stmt::Match { scrutinee: se, arms: out }
     }
 
@@ -605,6 +626,8 @@ impl<'a> Checker<'a> {
                 Some("loops need a finite bound so every resolution ends".into()),
             );
         }
+        // A set in the body comes before the reads above it in the next turn.
+        sets_in(body, &mut ctx.set);
         ctx.loops += 1;
         let b = self.block(ctx, body);
         ctx.loops -= 1;
@@ -618,6 +641,8 @@ impl<'a> Checker<'a> {
     /// `for x in list { ... }`.
     fn stmt_for(&mut self, ctx: &mut Ctx, span: Span, var: &ast::Ident, list: &ast::Expr, body: &[ast::Stmt]) -> Stmt {
         let le = self.expr(ctx, list, None);
+        // A set in the body comes before the reads above it in the next turn.
+        sets_in(body, &mut ctx.set);
         let elem = match &le.ty {
             Ty::List(t) => (**t).clone(),
             Ty::Error => Ty::Error,
@@ -782,5 +807,34 @@ mod tests {
             &[],
         );
         check_codes(&body("  match n {\n    a => {\n      set x = 1\n    }\n  }\n"), &["E0201"]);
+    }
+}
+
+/// Does this block end the resolution (`return` last), so that what it sets is never read after it?
+fn returns(body: &[ast::Stmt]) -> bool {
+    body.last().is_some_and(|s| matches!(s.kind, ast::StmtKind::Return))
+}
+
+/// The outputs `set` anywhere in these statements, blocks inside them included.
+fn sets_in(stmts: &[ast::Stmt], out: &mut std::collections::BTreeSet<String>) {
+    for s in stmts {
+        match &s.kind {
+            ast::StmtKind::Set { name, .. } => {
+                out.insert(name.name.clone());
+            }
+            ast::StmtKind::If { arms, otherwise } => {
+                for (_, b) in arms {
+                    sets_in(b, out);
+                }
+                sets_in(otherwise.as_deref().unwrap_or(&[]), out);
+            }
+            ast::StmtKind::Match { arms, .. } => {
+                for (_, b) in arms {
+                    sets_in(b, out);
+                }
+            }
+            ast::StmtKind::Repeat { body, .. } | ast::StmtKind::For { body, .. } => sets_in(body, out),
+            _ => {}
+        }
     }
 }

@@ -89,6 +89,15 @@ impl Lower {
                 Some(i) => ExprKind::Option(self.ident(i)),
                 None => ExprKind::Bool(false),
             },
+            Rule::io_ref => {
+                // The keyword's pair is left out of `inner`: the text says which it was.
+                let output = text.starts_with("out");
+                match inner.pop().filter(|p| p.as_rule() == Rule::ident) {
+                    Some(i) if output => ExprKind::OutputRef(self.ident(i)),
+                    Some(i) => ExprKind::InputRef(self.ident(i)),
+                    None => ExprKind::Bool(false),
+                }
+            }
             Rule::list_lit => ExprKind::List(inner.into_iter().map(|x| self.expr_at(x, 1)).collect()),
             Rule::decimal => match parse_decimal(&text) {
                 Some((n, d)) => ExprKind::Dec(n, d),
