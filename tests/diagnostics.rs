@@ -99,7 +99,6 @@ fn every_code_is_documented_once() {
 /// its name with an output set above says `in.NAME` or `out.NAME`, W0005).
 #[test]
 fn the_books_check_without_a_warning() {
-    let c = driver::check_dir(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rules-src")))
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let c = driver::check_dir(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rules-src"))).unwrap_or_else(|e| panic!("{e:?}"));
     assert!(c.diagnostics.is_empty(), "{}", c.render());
 }

@@ -19,7 +19,13 @@ impl Checker<'_> {
         let mk = |kind: ExprKind, ty: Ty, iv: Iv| Expr { kind, ty, iv, span };
         let (kw, kind) = if output { ("out", "output") } else { ("in", "input") };
         if ctx.rid == usize::MAX {
-            self.err("E0101", span, format!("`{kw}.{}` is only for a resolver's {kind}s", id.name), "outside a resolver", None);
+            self.err(
+                "E0101",
+                span,
+                format!("`{kw}.{}` is only for a resolver's {kind}s", id.name),
+                "outside a resolver",
+                None,
+            );
             return Self::err_expr(span);
         }
         let r = &self.resolvers[ctx.rid];
@@ -29,7 +35,10 @@ impl Checker<'_> {
             r.inputs.iter().filter(|p| !p.is_option).map(|p| p.name.clone()).collect()
         };
         let found = if output {
-            r.outputs.iter().find(|p| p.name == id.name).map(|p| (ExprKind::Output(p.name.clone()), p.ty.clone(), Iv::UNKNOWN))
+            r.outputs
+                .iter()
+                .find(|p| p.name == id.name)
+                .map(|p| (ExprKind::Output(p.name.clone()), p.ty.clone(), Iv::UNKNOWN))
         } else {
             r.inputs.iter().find(|p| p.name == id.name && !p.is_option).map(|p| {
                 let iv = p.bounds.map_or(Iv::UNKNOWN, |(lo, hi)| Iv::range(lo, hi));
@@ -40,7 +49,14 @@ impl Checker<'_> {
             Some((k, ty, iv)) => mk(k, ty, iv),
             None => {
                 let rname = r.name.clone();
-                self.err_unknown(id.span, format!("`{}` is not an {kind} of `{rname}`", id.name), &format!("unknown {kind}"), &id.name, names, kind);
+                self.err_unknown(
+                    id.span,
+                    format!("`{}` is not an {kind} of `{rname}`", id.name),
+                    &format!("unknown {kind}"),
+                    &id.name,
+                    names,
+                    kind,
+                );
                 Self::err_expr(span)
             }
         }
