@@ -93,10 +93,7 @@ impl Lower<'_> {
             ExprKind::Some(x) => K::Some(self.boxed(x)),
             ExprKind::List(items) => K::List(self.exprs(items)),
         };
-        let place = match &k {
-            K::Const(_) | K::Local(_) | K::Input(_) | K::Output(_) | K::Path { .. } => true,
-            _ => false,
-        };
+        let place = matches!(k, K::Const(_) | K::Local(_) | K::Input(_) | K::Output(_) | K::Path { .. });
         X { k, ir: e, place }
     }
 
