@@ -252,6 +252,11 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "set v = 6                                         [Corpus 1]\n  row band[6] → 2..6 => 0 ",
         "message: \"load 11 is above the cap 1\" }, Violation { cite: \"Corpus 3\", message: \"the cap 1 is too low\" }] })\nlimits — Limits [Corpus 2]\nquiet Err(",
         "  set rate = 12                                     [Corpus 2]\nquiet Err(Rejected { violations: [Violation { cite: \"Corpus 4\", message: \"rate 12 too high\" }] })",
+        // `in.NAME` and `out.NAME` (`ok/io_refs.rules`, issue 40): the input as it came and the
+        // output as set so far (0 before any `set`); a bare name is the input.
+        "(\"morale\", Int(3)), (\"dropped\", Int(1)), (\"shaken\", Bool(true)), (\"start\", Int(0))",
+        "(\"morale\", Int(6)), (\"dropped\", Int(0)), (\"shaken\", Bool(false)), (\"start\", Int(0))",
+        "Ok(Record([(\"morale\", Int(0)), (\"first\", Int(1))]))",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -339,7 +344,7 @@ fn newer_const() -> String {
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 24;
+const NEWER_COUNT: usize = 27;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -374,4 +379,7 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_semantics.fallback", &[("a", "-"), ("b", "2")], &[]),
     ("ok_semantics.limits", &[("gravity", "0"), ("loads", "10, 11"), ("cap", "1")], &[]),
     ("ok_semantics.limits", &[("gravity", "1")], &[]),
+    ("ok_io_refs.lose", &[("morale", "4")], &[]),
+    ("ok_io_refs.lose", &[("morale", "6"), ("hit", "no")], &[]),
+    ("ok_io_refs.twice", &[("morale", "2")], &[]),
 ];
