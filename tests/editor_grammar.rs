@@ -403,6 +403,15 @@ fn real_rules_text_gets_the_expected_scopes() {
     assert!(has_scope(&t, "{s.name}", "variable.other.interpolated.rules"));
     assert!(has_scope(&t, "\\\"", "constant.character.escape.rules"));
     assert!(has_scope(&t, "4.1", "string.unquoted.citation.rules"));
+    // `in.NAME` and `out.NAME` name the resolver's own input and output, not the `in` of a list.
+    let t = tokenize(&rules, "  set broken = in.morale - 1 <= 0 and out.morale < 3");
+    assert!(has_scope(&t, "in", "variable.language.in.rules"), "{t:#?}");
+    assert!(has_scope(&t, "out", "variable.language.out.rules"), "{t:#?}");
+    let t = tokenize(&rules, "  let n = count(x in in.units: x.side == 1)");
+    let ins: Vec<&Vec<String>> = t.iter().filter(|t| t.text == "in").map(|t| &t.scopes).collect();
+    assert_eq!(ins.len(), 2, "{t:#?}");
+    assert!(ins[0].iter().any(|s| s.starts_with("keyword.operator.word.rules")), "{t:#?}");
+    assert!(ins[1].iter().any(|s| s.starts_with("variable.language.in.rules")), "{t:#?}");
     let t = tokenize(&rules, "  -3..5 | 12 | yes");
     assert!(has_scope(&t, "12", "constant.numeric.integer.rules"), "{t:#?}");
     assert!(has_scope(&t, "..", "keyword.operator.range.rules"));
