@@ -55,10 +55,7 @@ impl Lower<'_> {
             ExprKind::Func(func, args) => K::Func(func, self.exprs(args)),
             ExprKind::Agg { kind, var, list, body } => {
                 let list = self.boxed(list);
-                let mark = self.scope.len();
-                let slot = self.declare(var);
-                let body = self.boxed(body);
-                self.scope.truncate(mark);
+                let (slot, body) = self.binding(var, |l| l.boxed(body));
                 K::Agg {
                     kind: *kind,
                     slot,

@@ -296,6 +296,15 @@ impl Lower<'_> {
         slot
     }
 
+    /// `name` declared for what `inner` lowers (a loop's or an aggregate's item), and no further.
+    fn binding<R>(&mut self, name: &'static str, inner: impl FnOnce(&mut Self) -> R) -> (usize, R) {
+        let mark = self.scope.len();
+        let slot = self.declare(name);
+        let r = inner(self);
+        self.scope.truncate(mark);
+        (slot, r)
+    }
+
     fn local(&self, name: &str) -> Option<usize> {
         self.scope.iter().rev().find(|(n, _)| *n == name).map(|(_, s)| *s)
     }

@@ -106,10 +106,7 @@ impl Lower<'_> {
             },
             Stmt::For { var, list, body, at } => {
                 let list = self.expr(list);
-                let mark = self.scope.len();
-                let slot = self.declare(var);
-                let body = self.block(body);
-                self.scope.truncate(mark);
+                let (slot, body) = self.binding(var, |l| l.block(body));
                 SK::For { slot, list, body, at }
             }
         }
