@@ -13,6 +13,19 @@ use crate::diag::did_you_mean;
 use crate::ir::*;
 
 impl Checker<'_> {
+    /// W0005: a bare `n` read as the input after the output `n` is set.
+    fn warn_input_after_set(&mut self, n: &str, span: Span) {
+        self.warn(
+            "W0005",
+            span,
+            format!("`{n}` here is the input `{n}`, though the output `{n}` is set above"),
+            "the input, as it came",
+            Some(format!(
+                "say which one you mean: `in.{n}` for the input as it came, `out.{n}` for the output as set so far"
+            )),
+        );
+    }
+
     /// `in.name` (`output` false) or `out.name`: the input, or the output as set so far, of that
     /// name, whatever else is called so.
     pub(super) fn io_ref(&mut self, ctx: &Ctx, id: &ast::Ident, output: bool, span: Span) -> Expr {
@@ -86,15 +99,7 @@ impl Checker<'_> {
                 };
                 let (name, ty) = (p.name.clone(), p.ty.clone());
                 if ctx.set.contains(n) && r.outputs.iter().any(|o| o.name == n) {
-                    self.warn(
-                        "W0005",
-                        span,
-                        format!("`{n}` here is the input `{n}`, though the output `{n}` is set above"),
-                        "the input, as it came",
-                        Some(format!(
-                            "say which one you mean: `in.{n}` for the input as it came, `out.{n}` for the output as set so far"
-                        )),
-                    );
+                    self.warn_input_after_set(n, span);
                 }
                 return mk(ExprKind::Input(name), ty, iv);
             }
