@@ -46,8 +46,10 @@ impl Sys {
     #[inline(never)]
     fn expr_other<T: Trace>(&self, x: &X, f: &mut Frame, trace: &mut T) -> Res<V> {
         match &x.k {
-            K::Const(v) => Ok(v.clone()),
-            K::Local(_) | K::Input(_) | K::Output(_) | K::Path { .. } => super::place(x, f).cloned(),
+            // The kinds `expr` works out itself.
+            K::Const(_) | K::Local(_) | K::Input(_) | K::Output(_) | K::Path { .. } | K::Cmp(..) | K::Bin(..) | K::If(..) | K::Not(_) => {
+                self.expr(x, f, trace)
+            }
             K::KeyCol { key: k, tables, column } => {
                 let kv = self.expr(k, f, trace)?;
                 if matches!(kv, V::None) {
@@ -80,9 +82,6 @@ impl Sys {
                 V::Dec(d) => Ok(V::Dec(d.checked_neg()?)),
                 v => Ok(V::Int(int(&v)?.checked_neg().ok_or(Error::Overflow)?)),
             },
-            K::Not(a) => Ok(V::Bool(!self.cond(a, f, trace)?)),
-            K::Bin(op, a, b) => self.bin(*op, a, b, x, f, trace),
-            K::Cmp(op, a, b) => self.both(a, b, f, trace, |l, r| Ok(V::Bool(compare(*op, l, r, &a.ir.ty, &b.ir.ty)))),
             K::In(a, l) => {
                 // The generated `list.contains(&x)` reads the list first, unless `x` is optional.
                 if matches!(a.ir.ty, Ty::Opt(_)) {
@@ -103,14 +102,6 @@ impl Sys {
                     Ok(V::Bool(tables.iter().any(|&t| t == usize::from(k.table))))
                 }
             },
-            K::If(arms, otherwise) => {
-                for (c, v) in arms {
-                    if self.cond(c, f, trace)? {
-                        return self.expr(v, f, trace);
-                    }
-                }
-                self.expr(otherwise, f, trace)
-            }
             K::ToDec(a) => Ok(V::Dec(Dec::from_int(int(&self.expr(a, f, trace)?)?))),
             K::Construct { rec, fields } => self.construct(*rec, fields, f, trace),
             K::With { base, rec, updates } => self.with(base, *rec, updates, f, trace),
