@@ -20,10 +20,10 @@ fn verdict(path: &str, sets: &[(&str, &str)], yaml: &str, shared: &[&str]) -> Ve
     let (r, inputs) = bind(path, sets, yaml);
     match runtime::odds_dyn(r, &inputs) {
         Ok(d) => Verdict::Accepted(marginal(&d, shared)),
-        Err(Error::Rejected { violations }) => {
-            Verdict::Refused(violations.into_iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect())
-        }
-        Err(e) => panic!("{path} {sets:?} {yaml}: {e}"),
+        Err(e) => match e.cause() {
+            Error::Rejected { violations } => Verdict::Refused(violations.iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect()),
+            _ => panic!("{path} {sets:?} {yaml}: {e}"),
+        },
     }
 }
 

@@ -136,7 +136,8 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         counted,
         "0: total 0 nothing 0 faces used 0\n\
          2: total 11 nothing 0 faces used 2\n\
-         -3: error: invalid operation: dice count -3 is negative in roll `damage` ((count)d6)\n\
+         -3: error: invalid operation: dice count -3 is negative in roll `damage` ((count)d6) \
+         (in ok_dice_count.counted at corpus/ok/ok_dice_count.rules:9:3, Corpus 2)\n\
          blind: target 2 low 7 faces used 7\n\
          fire: dm 1 can_fire true drifted 2\n\
          profile: moves 3 doubles false label Close Air Support load 0 rule Blockable\n\
@@ -242,7 +243,7 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         // at the same step and loop in both backends; a list that doubles stopped at its limit;
         // a trace past its limit cut, saying so, the outcome whole.
         "Err(StepLimit { limit: 10000000, at: \"the loop at corpus/ok/ok_runaway.rules:10:7 in ok_runaway.nested\" })",
-        "Err(ListTooLong { limit: 100000 })",
+        "Err(InRules { error: ListTooLong { limit: 100000 }, place: RulePlace { resolver: \"ok_runaway.doubling\", at: \"corpus/ok/ok_runaway.rules:22:5\"",
         "note: the trace is cut here: it keeps at most 100000 events; the resolution went on, and its outcome is whole\nquiet Ok(Record([(\"total\", Int(140000))]))",
         // What a body means (`ok/semantics.rules`, issue 39): a `??` fallback evaluated only when
         // needed (no division by zero, no table row with `a` set); a group of `require`s
@@ -250,13 +251,21 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         // runs), and a later `require` stopping before the statement after it.
         "fallback — Lazy fallback [Corpus 1]\n  set v = 3 ",
         "set v = 6                                         [Corpus 1]\n  row band[6] → 2..6 => 0 ",
-        "message: \"load 11 is above the cap 1\" }, Violation { cite: \"Corpus 3\", message: \"the cap 1 is too low\" }] })\nlimits — Limits [Corpus 2]\nquiet Err(",
-        "  set rate = 12                                     [Corpus 2]\nquiet Err(Rejected { violations: [Violation { cite: \"Corpus 4\", message: \"rate 12 too high\" }] })",
+        "message: \"the cap 1 is too low\", at: \"corpus/ok/ok_semantics.rules:35:3\" }] }, place: RulePlace { resolver: \"ok_semantics.limits\", at: \"corpus/ok/ok_semantics.rules:31:3\", cite: \"Corpus 2\", calls: [\"ok_semantics.limits\"] } })\nlimits — Limits [Corpus 2]\nquiet Err(",
+        "  set rate = 12                                     [Corpus 2]\nquiet Err(InRules { error: Rejected { violations: [Violation { cite: \"Corpus 4\", message: \"rate 12 too high\", at: \"corpus/ok/ok_semantics.rules:37:3\" }] }, place: RulePlace { resolver: \"ok_semantics.limits\", at: \"corpus/ok/ok_semantics.rules:37:3\", cite: \"Corpus 4\", calls: [\"ok_semantics.limits\"] } })",
         // `in.NAME` and `out.NAME` (`ok/io_refs.rules`, issue 40): the input as it came and the
         // output as set so far (0 before any `set`); a bare name is the input.
         "(\"morale\", Int(3)), (\"dropped\", Int(1)), (\"shaken\", Bool(true)), (\"start\", Int(0))",
         "(\"morale\", Int(6)), (\"dropped\", Int(0)), (\"shaken\", Bool(false)), (\"start\", Int(0))",
         "Ok(Record([(\"morale\", Int(0)), (\"first\", Int(1))]))",
+        // Run-time errors (`ok/runtime_errors.rules`, issue 40): the statement, resolver, rule
+        // and calls of each, the same from both backends.
+        "Err(InRules { error: DivisionByZero, place: RulePlace { resolver: \"ok_runtime_errors.divide\", at: \"corpus/ok/ok_runtime_errors.rules:12:3\", cite: \"Corpus 2\", calls: [\"ok_runtime_errors.divide\"] } })",
+        // The fault in `divide`, called by `middle`, called by `outer`: the calls innermost first.
+        "at: \"corpus/ok/ok_runtime_errors.rules:12:3\", cite: \"Corpus 2\", calls: [\"ok_runtime_errors.divide\", \"ok_runtime_errors.middle\", \"ok_runtime_errors.outer\"] } })",
+        "Err(InRules { error: Overflow, place: RulePlace { resolver: \"ok_runtime_errors.doubling\", at: \"corpus/ok/ok_runtime_errors.rules:39:7\", cite: \"Corpus 7\", calls: [\"ok_runtime_errors.doubling\"] } })",
+        // A callee's input out of its bounds is the fault of the `call` in the caller.
+        "Err(InRules { error: OutOfRange { input: \"n\", value: \"7\", min: \"0\", max: \"5\" }, place: RulePlace { resolver: \"ok_runtime_errors.passes\", at: \"corpus/ok/ok_runtime_errors.rules:57:3\", cite: \"Corpus 9\", calls: [\"ok_runtime_errors.passes\"] } })",
     ];
     assert_eq!(newer.len(), NEWER_COUNT);
     for (i, (name, set, faces)) in NEWER_RUNS.iter().enumerate() {
@@ -322,7 +331,7 @@ const EXPLODE_DICE: [i64; 8] = [10, 3, 6, 2, 4, 6, 6, 5];
         "Int(1), Int(23), Int(33)",
         "Text(\"Able\")",
         "\"empty_first\", Bool(true)",
-        "update 9: Err(OutOfRange { input: \"squad.morale\", value: \"14\"",
+        "update 9: Err(InRules { error: OutOfRange { input: \"squad.morale\", value: \"14\", min: \"0\", max: \"12\" }, place: RulePlace { resolver: \"ok_update_first.rally\", at: \"corpus/ok/ok_update_first.rules:24:3\"",
     ] {
         assert!(updated.contains(expected), "{expected} not in\n{updated}");
     }
@@ -344,7 +353,7 @@ fn newer_const() -> String {
 }
 
 /// The runs of `NEWER` in the generated program, repeated for the interpreter.
-const NEWER_COUNT: usize = 27;
+const NEWER_COUNT: usize = 31;
 #[allow(clippy::type_complexity)]
 const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     (
@@ -382,4 +391,8 @@ const NEWER_RUNS: [(&str, &[(&str, &str)], &[i64]); NEWER_COUNT] = [
     ("ok_io_refs.lose", &[("morale", "4")], &[]),
     ("ok_io_refs.lose", &[("morale", "6"), ("hit", "no")], &[]),
     ("ok_io_refs.twice", &[("morale", "2")], &[]),
+    ("ok_runtime_errors.divide", &[], &[]),
+    ("ok_runtime_errors.outer", &[], &[]),
+    ("ok_runtime_errors.doubling", &[], &[]),
+    ("ok_runtime_errors.passes", &[], &[]),
 ];

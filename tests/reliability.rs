@@ -424,12 +424,19 @@ fn a_failure_of_the_rules_exits_alike_in_every_verb() {
         "div",
         "resolver split \"Split\" [1] {\n  in b: int 0..5 = 1\n  out v: int = 0\n  var d = 1\n  repeat up to 1 {\n    d = b - 1\n  }\n  set v = 10 % d\n}\n",
     );
+    let mut said = Vec::new();
     for verb in ["roll", "odds", "sim"] {
         let out = with_rules(&dir, &[verb, "hostile.split"]);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{verb}: {err}");
-        assert_eq!(err.trim(), "error: division by zero", "{verb}");
+        // Where the rules raised it (issue 40): the statement, its line, resolver and rule.
+        let at = format!("error: division by zero at {}:9:3\n", dir.join("hostile/h.rules").display());
+        assert!(err.starts_with(&at), "{verb}: {err}");
+        assert!(err.contains(" 9 │   set v = 10 % d\n"), "{verb}: {err}");
+        assert!(err.contains("raised here, in hostile.split [H 1]"), "{verb}: {err}");
+        said.push(err);
     }
+    assert!(said.iter().all(|e| *e == said[0]), "{said:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

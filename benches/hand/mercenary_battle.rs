@@ -901,6 +901,8 @@ fn create_unit(s: &UnitSpec, army_leadership: i32) -> Result<Fighter, Error> {
         violations.push(Violation {
             cite: cite.to_string(),
             message,
+            // The hand-written battle knows the rules, not where the rules text says them.
+            at: String::new(),
         })
     };
     let name = s.name.as_str();
@@ -984,12 +986,14 @@ fn check_battle_file(units: &[UnitSpec]) -> Result<(), Error> {
             violations.push(Violation {
                 cite: "Battle System: Creating A Military Force".to_string(),
                 message: format!("two units are called {}: each unit needs its own name", s.name.as_str()),
+                at: String::new(),
             });
         }
         if s.strength < 1 {
             violations.push(Violation {
                 cite: "Battle System: Member Strength".to_string(),
                 message: format!("{}: Member Strength must be at least 1, not {}", s.name.as_str(), s.strength),
+                at: String::new(),
             });
         }
     }
@@ -998,6 +1002,7 @@ fn check_battle_file(units: &[UnitSpec]) -> Result<(), Error> {
             violations.push(Violation {
                 cite: "Battle System: Creating A Military Force".to_string(),
                 message: format!("army {army} has no Command unit: each force starts with one"),
+                at: String::new(),
             });
         }
     }
@@ -1005,6 +1010,7 @@ fn check_battle_file(units: &[UnitSpec]) -> Result<(), Error> {
         violations.push(Violation {
             cite: "Battle System: Creating A Military Force".to_string(),
             message: "a battle needs units on both sides".to_string(),
+            at: String::new(),
         });
     }
     if violations.is_empty() {

@@ -1,7 +1,9 @@
 //! The checked, typed intermediate representation that `check` produces and `codegen` consumes.
 //! Every name here is resolved, every expression typed, every table validated.
 
+mod places;
 use crate::ast::{Agg, BinOp, CmpOp, Span};
+pub use places::stmt_sites;
 use std::fmt::Write as _;
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -455,6 +457,8 @@ pub enum Stmt {
         cite: Option<String>,
         mods: Vec<Mod>,
         clamp: Option<(Option<i64>, Option<i64>)>,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Var {
         var: String,
@@ -462,6 +466,8 @@ pub enum Stmt {
         ty: Ty,
         value: Expr,
         cite: Option<String>,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Assign {
         var: String,
@@ -469,12 +475,16 @@ pub enum Stmt {
         ty: Ty,
         value: Expr,
         cite: Option<String>,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Roll {
         var: String,
         label: String,
         dice: Dice,
         cite: String,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Check {
         var: String,
@@ -484,35 +494,49 @@ pub enum Stmt {
         left_text: String,
         right_text: String,
         cite: String,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Set {
         field: String,
         value: Expr,
         cite: String,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     If {
         arms: Vec<(Expr, Vec<Stmt>)>,
         otherwise: Vec<Stmt>,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Match {
         scrutinee: Expr,
         arms: Vec<(Vec<Pattern>, Vec<Stmt>)>,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Call {
         var: String,
         resolver: usize,
         args: Vec<(String, Expr)>,
         cite: String,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Require {
         cond: Expr,
         message: Vec<MsgPart>,
         cite: String,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Note {
         /// The text, with `{name}` values interpolated as in a `require` message.
         text: Vec<MsgPart>,
         cite: String,
+        /// `path:line:col` of the statement, which an error raised by it names.
+        at: String,
     },
     Return,
     Break,
@@ -591,7 +615,7 @@ impl Stmt {
     /// The blocks of statements inside this one.
     pub fn blocks(&self) -> Vec<&[Stmt]> {
         match self {
-            Stmt::If { arms, otherwise } => {
+            Stmt::If { arms, otherwise, .. } => {
                 let mut v: Vec<&[Stmt]> = arms.iter().map(|(_, b)| b.as_slice()).collect();
                 v.push(otherwise);
                 v
@@ -683,16 +707,13 @@ pub fn each_stmt<'a>(body: &'a [Stmt], mut f: impl FnMut(&'a Stmt)) {
     }
 }
 
-/// Does a call of a resolver with this body take a step (`rt::steps`)? Only when the body loops or
-/// calls: a body that does neither runs each of its statements at most once, so its work is
-/// bounded by its text, and the step of the loop turn or the call that reached it bounds the rest.
 /// Is `s` a check: a `require`, or an `if`, `match`, `for` or `repeat` whose blocks hold only
 /// checks? Consecutive checks are one group: every one of them runs, and then a failed `require`
 /// among them stops the resolution (`docs/dsl.md`, "`require`"). Both backends stop there.
 pub fn is_check(s: &Stmt) -> bool {
     match s {
         Stmt::Require { .. } => true,
-        Stmt::If { arms, otherwise } => {
+        Stmt::If { arms, otherwise, .. } => {
             let mut blocks = arms.iter().map(|(_, b)| b.as_slice()).chain([otherwise.as_slice()]);
             checks_only(blocks.clone()) && blocks.any(|b| !b.is_empty())
         }
@@ -712,6 +733,9 @@ pub fn ends_checks(s: &Stmt, next: Option<&Stmt>) -> bool {
     is_check(s) && !next.is_some_and(is_check)
 }
 
+/// Does a call of a resolver with this body take a step (`rt::steps`)? Only when the body loops or
+/// calls: a body that does neither runs each of its statements at most once, so its work is
+/// bounded by its text, and the step of the loop turn or the call that reached it bounds the rest.
 pub fn takes_steps(body: &[Stmt]) -> bool {
     let mut found = false;
     each_stmt(body, |s| {
@@ -878,7 +902,7 @@ pub fn uses_policy(sys: &System) -> Vec<bool> {
         for s in stmts {
             match s {
                 Stmt::Call { resolver, .. } => out.push(*resolver),
-                Stmt::If { arms, otherwise } => {
+                Stmt::If { arms, otherwise, .. } => {
                     arms.iter().for_each(|(_, b)| calls(b, out));
                     calls(otherwise, out);
                 }

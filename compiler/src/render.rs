@@ -272,3 +272,26 @@ pub fn render_counted(diags: &[Diagnostic], sources: &[SourceFile], errors: usiz
     }
     out
 }
+
+/// A run-time error raised by the rules text (`rt::Error::InRules`) for people: the message, the
+/// statement's line of `text` (the file at `path`) with its first line underlined from `line`,
+/// `column` (1-based), a label, and help, the way `render` shows a diagnostic. `None` when the
+/// text has no such line.
+pub fn render_at(message: &str, path: &str, text: &str, line: usize, column: usize, label: &str, help: Option<&str>) -> Option<String> {
+    let starts = crate::diag::line_starts(text);
+    let line_start = *starts.get(line.checked_sub(1)?)?;
+    let line_text = text[line_start..].split('\n').next().unwrap_or("");
+    let col_byte = line_text.char_indices().nth(column.checked_sub(1)?).map(|(i, _)| i)?;
+    let end = line_start + line_text.trim_end().len();
+    let start = line_start + col_byte;
+    let mut d = Diagnostic::error("", crate::ast::Span { file: 0, start, end }, message).label(label);
+    d.help = help.map(str::to_string);
+    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+        .with_width(100)
+        .with_links(false);
+    let (src, span) = excerpt(path, text, start, end.max(start));
+    let shown = Shown { d: &d, src, span };
+    let mut buf = String::new();
+    handler.render_report(&mut buf, &shown).ok()?;
+    Some(buf)
+}

@@ -10,6 +10,22 @@ use serde::Serialize;
 pub struct Violation {
     pub cite: String,
     pub message: String,
+    /// `path:line:col` of the `require`.
+    pub at: String,
+}
+
+/// Where in the rules text a run-time error arose (`Error::InRules`), and the calls that led there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RulePlace {
+    /// The resolver it arose in, as `system.resolver`.
+    pub resolver: String,
+    /// `path:line:col` of the statement that raised it (of a failed `require`, the first).
+    pub at: String,
+    /// The rule that statement cites, or its resolver's when it cites none ("Striker 53.B.1").
+    pub cite: String,
+    /// The resolvers the error came out of, innermost first: the one it arose in, then the one
+    /// that called it, and so on out to the one the application ran.
+    pub calls: Vec<String>,
 }
 
 /// Everything that can go wrong at run time. `Clone + PartialEq` so tests can compare whole errors.
@@ -82,12 +98,85 @@ pub enum Error {
     Rejected { violations: Vec<Violation> },
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// An error raised while rules ran, with where (`docs/dsl.md`, "Run-time errors").
+    #[error("{error} (in {} at {}, {})", .place.resolver, .place.at, .place.cite)]
+    InRules { error: Box<Error>, place: Box<RulePlace> },
 }
 
 impl Error {
     /// Shorthand used by generated code and the binder.
     pub fn internal(message: impl Into<String>) -> Error {
         Error::Internal { message: message.into() }
+    }
+
+    /// The error itself, without where it arose.
+    pub fn cause(&self) -> &Error {
+        match self {
+            Error::InRules { error, .. } => error.cause(),
+            e => e,
+        }
+    }
+
+    /// Where in the rules text it arose, if it arose while rules ran.
+    pub fn place(&self) -> Option<&RulePlace> {
+        match self {
+            Error::InRules { place, .. } => Some(place),
+            _ => None,
+        }
+    }
+
+    /// A fault of the rules as they ran (an overflow, a division by zero, a value outside a table,
+    /// a failed `require`...), which a statement of the rules raised: these are located. Dice
+    /// scripts, limits, budgets and the odds engine's own errors (dice too many to enumerate
+    /// exactly among them) are not.
+    fn is_rules_fault(&self) -> bool {
+        matches!(
+            self,
+            Error::Overflow
+                | Error::DivisionByZero
+                | Error::Domain { .. }
+                | Error::OutOfRange { .. }
+                | Error::ListTooLong { .. }
+                | Error::RerollLimit
+                | Error::Unknown { .. }
+                | Error::MissingInput { .. }
+                | Error::BadValue { .. }
+                | Error::Rejected { .. }
+        )
+    }
+
+    /// The error as the statement at `at` of `resolver` (citing `cite`) raised it: a fault of the
+    /// rules not yet located is located there; a failed `require` at its first violation.
+    #[cold]
+    pub fn at_statement(self, resolver: &str, at: &str, cite: &str) -> Error {
+        if !self.is_rules_fault() {
+            return self;
+        }
+        let (at, cite) = match &self {
+            Error::Rejected { violations } => violations.first().map_or((at, cite), |v| {
+                (v.at.as_str(), if v.cite.is_empty() { cite } else { v.cite.as_str() })
+            }),
+            _ => (at, cite),
+        };
+        let place = RulePlace {
+            resolver: resolver.to_string(),
+            at: at.to_string(),
+            cite: cite.to_string(),
+            calls: Vec::new(),
+        };
+        Error::InRules {
+            error: Box::new(self),
+            place: Box::new(place),
+        }
+    }
+
+    /// The error as it leaves `resolver`: a located one adds the resolver to its calls.
+    #[cold]
+    pub fn leaving(mut self, resolver: &str) -> Error {
+        if let Error::InRules { place, .. } = &mut self {
+            place.calls.push(resolver.to_string());
+        }
+        self
     }
 
     /// True for errors caused by what the user typed (names, values, dice scripts) rather than by
@@ -104,6 +193,24 @@ impl Error {
                 | Error::BadValue { .. }
         )
     }
+}
+
+/// A generated resolver's error as it leaves the resolver: located at its statement `at` when it
+/// is a fault of the rules not yet located, then counted as leaving. `sites` is the resolver
+/// (`system.resolver`) on the first line, its file on the second, then one line
+/// `line:col<TAB>citation` per statement (`at` counts them from 0). An `at` past them (no statement that may fail has begun: the resolver's inputs were
+/// being checked) locates nothing: the caller's statement that passed them will.
+#[cold]
+#[inline(never)]
+pub fn leave(e: Error, sites: &str, at: usize) -> Error {
+    let mut lines = sites.split('\n');
+    let resolver = lines.next().unwrap_or("");
+    let file = lines.next().unwrap_or("");
+    let e = match lines.nth(at).and_then(|l| l.split_once('\t')) {
+        Some((line_col, cite)) => e.at_statement(resolver, &format!("{file}:{line_col}"), cite),
+        None => e,
+    };
+    e.leaving(resolver)
 }
 
 fn die_name(sides: u16, zero_based: bool, percentile: bool) -> String {

@@ -40,7 +40,7 @@ pub use bind::{
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use compiled::{compiled, dec_in_range, in_range, Compiled};
 pub use dice::{Dice, DiceSpec, Read, Scripted, Seeded};
-pub use error::{Error, Violation};
+pub use error::{leave, Error, RulePlace, Violation};
 pub use few::Few;
 pub use flat::{visit_flat, Flat, Flatten, Label};
 pub use forward::{enumerate_forward, forward_stats, memo_call_fwd, Fw, Sink};

@@ -81,7 +81,8 @@ fn compare_resolver(old: &Rules, new: &Rules, path: &str, changed: &[Change], bu
         let bound = rt::bind_inputs(r, &sets, None).map_err(|e| e.to_string())?;
         // A quick look at each resolver: a default situation too wide for this, or too long for
         // the budget, is reported, not waited on.
-        super::budgeted(budget, || rt::with_leaf_limit(2_000_000, || r.odds(&bound))).map_err(|e| e.to_string())
+        // What went wrong, not where: each side's rules text has its own paths.
+        super::budgeted(budget, || rt::with_leaf_limit(2_000_000, || r.odds(&bound))).map_err(|e| e.cause().to_string())
     };
     match (odds(o), odds(n)) {
         (Ok(b), Ok(a)) => {

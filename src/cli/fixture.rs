@@ -112,6 +112,7 @@ fn attack<T: Trace>(d: &mut dyn Dice, t: &mut T, inputs: &Inputs) -> Result<Valu
             violations: vec![rt::Violation {
                 cite: "Skirmish 3.2".into(),
                 message: "a reckless attack gets no positive modifiers".into(),
+                at: "skirmish.rules:12:3".into(),
             }],
         });
     }

@@ -11,6 +11,7 @@ mod inputs;
 mod list;
 mod odds;
 mod roll;
+mod rules_error;
 mod sim;
 mod tour;
 
@@ -394,7 +395,7 @@ impl fmt::Display for CliError {
 impl From<rt::Error> for CliError {
     fn from(e: rt::Error) -> Self {
         CliError {
-            message: e.to_string(),
+            message: rules_error::describe(&e),
             code: if e.is_input_error() { 2 } else { 1 },
         }
     }

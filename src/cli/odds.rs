@@ -32,7 +32,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
         Ok(found) => found,
         // Too large to work out exactly: a simulation estimates instead, and says so.
         Err(e) if too_large(&e) => return estimate_instead(systems, args, &e, out, err),
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(super::rules_error::failed(e, args.json, out)),
     };
     let observed = args.observed.as_deref().map(|text| observed(&dist, text)).transpose()?;
     let dist = match &fields {
@@ -127,7 +127,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &OddsArgs, out: &mut dyn W
 /// The exact odds would take more branches, states or time than they are allowed.
 fn too_large(e: &rt::Error) -> bool {
     matches!(
-        e,
+        e.cause(),
         rt::Error::TooManyBranches { .. }
             | rt::Error::TooManyStates { .. }
             | rt::Error::OddsStopped { .. }

@@ -16,7 +16,9 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
     let (outcome, dice_note) = match &args.dice {
         Some(faces) => {
             let mut dice = rt::Scripted::new(faces.clone());
-            let outcome = r.run_traced(&mut dice, &mut rec, &bound)?;
+            let outcome = r
+                .run_traced(&mut dice, &mut rec, &bound)
+                .map_err(|e| super::rules_error::failed(e, args.json, out))?;
             let unused = faces.get(dice.used()..).unwrap_or(&[]);
             if !unused.is_empty() {
                 let list: Vec<String> = unused.iter().map(i64::to_string).collect();
@@ -27,7 +29,9 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &RollArgs, out: &mut dyn W
         None => {
             let seed = args.seed.unwrap_or(0);
             let mut dice = rt::Seeded::new(seed);
-            let outcome = r.run_traced(&mut dice, &mut rec, &bound)?;
+            let outcome = r
+                .run_traced(&mut dice, &mut rec, &bound)
+                .map_err(|e| super::rules_error::failed(e, args.json, out))?;
             let note = match args.seed {
                 Some(_) => format!("seed {seed}"),
                 None => "seed 0 (the default; choose with --seed N or --dice F,F,...)".to_string(),

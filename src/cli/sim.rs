@@ -26,13 +26,14 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SimArgs, out: &mut dyn Wr
     // A refusal of the inputs names where they came from; any other failure is the rules' own, and
     // says and exits as `roll` and `odds` do.
     if let Err(e) = r.run_quiet(&mut rt::Seeded::new(rt::run_seed(args.seed, 0)), &mut rt::NoTrace, &bound) {
-        return Err(match e {
-            rt::Error::Rejected { .. } => CliError {
-                message: format!("{file}: {e}"),
-                code: 1,
-            },
-            e if e.is_input_error() => CliError::usage(format!("{file}: {e}")),
-            e => CliError::from(e),
+        return Err(match e.cause() {
+            rt::Error::Rejected { .. } => {
+                let mut refused = super::rules_error::failed(e, args.json, out);
+                refused.message = format!("{file}: {}", refused.message);
+                refused
+            }
+            _ if e.is_input_error() => CliError::usage(format!("{file}: {e}")),
+            _ => super::rules_error::failed(e, args.json, out),
         });
     }
     let threads = match args.threads {

@@ -64,9 +64,10 @@ pub fn field(v: &rulebook::runtime::Value, name: &str) -> String {
 /// The refusal messages of a rejected situation; panics on success or on another error.
 pub fn refusals(r: Result<rulebook::runtime::Value, rulebook::runtime::Error>) -> Vec<String> {
     match r {
-        Err(rulebook::runtime::Error::Rejected { violations }) => {
-            violations.into_iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect()
-        }
+        Err(e) if matches!(e.cause(), rulebook::runtime::Error::Rejected { .. }) => match e.cause() {
+            rulebook::runtime::Error::Rejected { violations } => violations.iter().map(|v| format!("{} [{}]", v.message, v.cite)).collect(),
+            _ => unreachable!(),
+        },
         Err(e) => panic!("expected the rules to refuse, got the error: {e}"),
         Ok(v) => panic!("expected the rules to refuse, got the outcome {v}"),
     }

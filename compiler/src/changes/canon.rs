@@ -288,6 +288,7 @@ impl Canon<'_> {
                 cite,
                 mods,
                 clamp,
+                ..
             } => {
                 out.push(line(
                     format!(
@@ -306,6 +307,7 @@ impl Canon<'_> {
                 ty,
                 value,
                 cite,
+                ..
             } => out.push(line(
                 format!("var {} {name:?}: {} = {} {cite:?}", local(var), self.ty(ty), self.expr(value)),
                 format!("var {name}"),
@@ -316,11 +318,14 @@ impl Canon<'_> {
                 ty,
                 value,
                 cite,
+                ..
             } => out.push(line(
                 format!("{} {name:?}: {} := {} {cite:?}", local(var), self.ty(ty), self.expr(value)),
                 format!("{name} ="),
             )),
-            Stmt::Roll { var, label, dice, cite } => out.push(line(
+            Stmt::Roll {
+                var, label, dice, cite, ..
+            } => out.push(line(
                 format!("roll {} {label:?} {} {cite:?}", local(var), self.dice(dice)),
                 format!("roll {}", local(var)),
             )),
@@ -332,6 +337,7 @@ impl Canon<'_> {
                 left_text,
                 right_text,
                 cite,
+                ..
             } => out.push(line(
                 format!(
                     "check {} {} {op:?} {} {left_text:?} {right_text:?} {cite:?}",
@@ -341,10 +347,10 @@ impl Canon<'_> {
                 ),
                 format!("check {}", local(var)),
             )),
-            Stmt::Set { field, value, cite } => {
+            Stmt::Set { field, value, cite, .. } => {
                 out.push(line(format!("set {field} = {} {cite:?}", self.expr(value)), format!("set {field}")))
             }
-            Stmt::If { arms, otherwise } => {
+            Stmt::If { arms, otherwise, .. } => {
                 for (i, (c, b)) in arms.iter().enumerate() {
                     out.push(Line {
                         canon: format!("{:depth$}{} {}", "", if i == 0 { "if" } else { "else if" }, self.expr(c)),
@@ -358,7 +364,7 @@ impl Canon<'_> {
                     self.block(otherwise, depth + 1, out);
                 }
             }
-            Stmt::Match { scrutinee, arms } => {
+            Stmt::Match { scrutinee, arms, .. } => {
                 out.push(line(format!("match {}", self.expr(scrutinee)), "match".into()));
                 for (ps, b) in arms {
                     let ps: Vec<String> = ps.iter().map(|p| self.pattern(p)).collect();
@@ -366,15 +372,17 @@ impl Canon<'_> {
                     self.block(b, depth + 2, out);
                 }
             }
-            Stmt::Call { var, resolver, args, cite } => out.push(line(
+            Stmt::Call {
+                var, resolver, args, cite, ..
+            } => out.push(line(
                 format!("call {} = {}({}) {cite:?}", local(var), self.resolver(*resolver), self.fields(args)),
                 format!("call {}", self.sys.resolvers.get(*resolver).map_or("?", |r| r.name.as_str())),
             )),
-            Stmt::Require { cond, message, cite } => out.push(line(
+            Stmt::Require { cond, message, cite, .. } => out.push(line(
                 format!("require {} {} {cite:?}", self.expr(cond), self.message(message)),
                 "require".into(),
             )),
-            Stmt::Note { text, cite } => out.push(line(format!("note {} {cite:?}", self.message(text)), "note".into())),
+            Stmt::Note { text, cite, .. } => out.push(line(format!("note {} {cite:?}", self.message(text)), "note".into())),
             Stmt::Return => out.push(line("return".into(), "return".into())),
             Stmt::Break => out.push(line("break".into(), "break".into())),
             Stmt::Repeat { times, body, .. } => {

@@ -38,7 +38,7 @@ impl<'a> Checker<'a> {
     /// One statement, lowered by the method for its kind; `None` when it cannot be lowered.
     pub(super) fn stmt(&mut self, ctx: &mut Ctx, s: &ast::Stmt) -> Option<Stmt> {
         use ast::StmtKind as K;
-        Some(match &s.kind {
+        let mut out = match &s.kind {
             K::Let {
                 name,
                 value,
@@ -80,12 +80,18 @@ impl<'a> Checker<'a> {
             K::Note { text, text_span, cite } => Stmt::Note {
                 text: self.message(ctx, text, *text_span),
                 cite: cite.as_ref().map(|c| self.cite(c)).unwrap_or_default(),
+                at: String::new(),
             },
             K::Return => Stmt::Return,
             K::Break => self.stmt_break(ctx, s.span),
             K::Repeat { times, body } => self.stmt_repeat(ctx, s.span, *times, body),
             K::For { var, list, body } => self.stmt_for(ctx, s.span, var, list, body),
-        })
+        };
+        // A loop's place is its head's, given by its own method; every other statement's is here.
+        if out.at().is_empty() {
+            out.set_at(self.place_of(s.span));
+        }
+        Some(out)
     }
 
     /// `let name = value` with modifiers and a clamp.
@@ -146,6 +152,7 @@ impl<'a> Checker<'a> {
             cite: cite.as_ref().map(|c| self.cite(c)),
             mods: ms,
             clamp,
+            at: String::new(),
         }
     }
 
@@ -234,6 +241,7 @@ impl<'a> Checker<'a> {
             ty,
             value: v,
             cite,
+            at: String::new(),
         }
     }
 
@@ -276,6 +284,7 @@ impl<'a> Checker<'a> {
             ty: local.ty.clone(),
             value: v,
             cite,
+            at: String::new(),
         })
     }
 
@@ -299,6 +308,7 @@ impl<'a> Checker<'a> {
             label: label.clone().unwrap_or_else(|| name.name.clone()),
             dice: d,
             cite: cite.as_ref().map(|c| self.cite(c)).unwrap_or_default(),
+            at: String::new(),
         })
     }
 
@@ -331,6 +341,7 @@ impl<'a> Checker<'a> {
             left_text,
             right_text,
             cite: cite.as_ref().map(|c| self.cite(c)).unwrap_or_default(),
+            at: String::new(),
         }
     }
 
@@ -355,6 +366,7 @@ impl<'a> Checker<'a> {
             field: name.name.clone(),
             value: v,
             cite: cite.as_ref().map(|c| self.cite(c)).unwrap_or_default(),
+            at: String::new(),
         })
     }
 
@@ -379,7 +391,11 @@ impl<'a> Checker<'a> {
             ctx.set.clone_from(&before);
         }
         ctx.set.extend(after);
-        Stmt::If { arms: out, otherwise }
+        Stmt::If {
+            arms: out,
+            otherwise,
+            at: String::new(),
+        }
     }
 
     /// `match value { patterns => { ... } }`.
@@ -401,7 +417,11 @@ impl<'a> Checker<'a> {
             }
         }
         ctx.set = after;
-        Stmt::Match { scrutinee: se, arms: out }
+        Stmt::Match {
+            scrutinee: se,
+            arms: out,
+            at: String::new(),
+        }
     }
 
     /// One pattern of a `match` arm, for a scrutinee of type `ty`.
@@ -479,6 +499,7 @@ impl<'a> Checker<'a> {
             resolver: callee,
             args: full,
             cite: cite.as_ref().map(|c| self.cite(c)).unwrap_or_default(),
+            at: String::new(),
         })
     }
 
@@ -575,6 +596,7 @@ impl<'a> Checker<'a> {
             cond: c,
             message: parts,
             cite: self.cite(cite),
+            at: String::new(),
         }
     }
 

@@ -261,7 +261,7 @@ pub(super) fn locals_of(e: &Expr) -> Vec<&str> {
 pub(super) fn assigns(stmts: &[Stmt], var: &str) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Assign { var: v, .. } => v == var,
-        Stmt::If { arms, otherwise } => arms.iter().any(|(_, b)| assigns(b, var)) || assigns(otherwise, var),
+        Stmt::If { arms, otherwise, .. } => arms.iter().any(|(_, b)| assigns(b, var)) || assigns(otherwise, var),
         Stmt::Match { arms, .. } => arms.iter().any(|(_, b)| assigns(b, var)),
         Stmt::Repeat { body, .. } | Stmt::For { body, .. } => assigns(body, var),
         _ => false,

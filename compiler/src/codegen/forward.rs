@@ -72,6 +72,18 @@ impl<'a> Gen<'a> {
             c.extend_from_slice(next);
             self.fwd_block(c[0], &c[1..], o);
         };
+        // The statements that do not branch are `stmt`'s, which marks their place itself.
+        if !matches!(s, Stmt::Roll { .. } | Stmt::Call { .. } | Stmt::If { .. } | Stmt::Match { .. }) {
+            return self.stmt(s, o);
+        }
+        let mut code = String::new();
+        self.fwd_branching(s, &rest, &mut code);
+        self.site_mark(s, &code, o);
+        o.push_str(&code);
+    }
+
+    /// A statement of the forward pass that branches: a roll, a call, an `if` or a `match`.
+    fn fwd_branching(&self, s: &'a Stmt, rest: &dyn Fn(&'a [Stmt], &mut String), o: &mut String) {
         match s {
             Stmt::Roll { var, label, dice, .. } => {
                 let spec = self.spec(dice, label);
@@ -110,10 +122,9 @@ impl<'a> Gen<'a> {
                 );
                 self.fwd_iteration(&label, o, &|o| rest(&[], o));
             }
-            Stmt::If { arms, otherwise } => self.if_code(arms, otherwise, true, o, &rest),
-            Stmt::Match { scrutinee, arms } => self.match_code(scrutinee, arms, o, &rest),
-            // Only the statements above branch.
-            _ => self.stmt(s, o),
+            Stmt::If { arms, otherwise, .. } => self.if_code(arms, otherwise, true, o, rest),
+            Stmt::Match { scrutinee, arms, .. } => self.match_code(scrutinee, arms, o, rest),
+            _ => {}
         }
     }
 

@@ -165,6 +165,10 @@ struct Gen<'a> {
     odds_fns: std::cell::RefCell<Vec<String>>,
     /// The resolver being written: the step limit's sites name it (`rt::Site`).
     current: std::cell::Cell<usize>,
+    /// The places of the statements of the resolver being written, with the citations they name
+    /// (`ir::stmt_sites`): a statement sets `rt_at` to its index as it starts, and an error
+    /// leaving the resolver is located there (`rt::leave`).
+    sites: std::cell::RefCell<Vec<(String, String)>>,
 }
 
 impl<'a> Gen<'a> {
@@ -196,6 +200,7 @@ impl<'a> Gen<'a> {
             checking: Default::default(),
             odds_fns: Default::default(),
             current: Default::default(),
+            sites: Default::default(),
         }
     }
 

@@ -21,6 +21,7 @@ impl<'a> Gen<'a> {
         *self.deferred.borrow_mut() = deferred_sets(&r.body);
         *self.classed.borrow_mut() = crate::ir::classed_rolls(self.sys, &r.body);
         *self.call_reads.borrow_mut() = crate::ir::call_reads(&r.body);
+        *self.sites.borrow_mut() = crate::ir::stmt_sites(r);
         let cname = camel(&r.name);
         let mut out = String::new();
         self.io_types(rid, r, &cname, &mut out);
@@ -35,6 +36,7 @@ impl<'a> Gen<'a> {
         for f in self.site_fns.borrow_mut().drain(..) {
             out.push_str(&f);
         }
+        out.push_str(&self.sites_table(r));
         let _ = writeln!(
             out,
             "\nrt::compiled_resolver!({cname}Inputs, {cname}Outcome, {rn}, odds::{rn});",
@@ -272,7 +274,7 @@ impl<'a> Gen<'a> {
             ),
         )
         .ret(format!("Result<{cname}Outcome, rt::Error>"))
-        .line(body);
+        .line(self.located(r, &format!("{cname}Outcome"), &body));
         if uses_policy {
             // The plain entry point decides as the rules' own policies do.
             let _ = writeln!(
@@ -330,9 +332,50 @@ impl<'a> Gen<'a> {
             n = r.name
         ));
         format!(
-            "/// The forward pass of `{n}` for exact odds (`rt::enumerate_forward`): each leaf's outcome and weight go to `rt_sink`.\n#[doc(hidden)]\npub fn rt_fwd_{n}<T: rt::Trace>(rt_e: &mut rt::Enumerator, trace: &mut T, inp: &RtArgs{cname}{lifetime}, rt_w: rt::Fw, rt_sink: &mut rt::Sink<'_, {cname}Outcome>) -> Result<(), rt::Error> {{\n{body}\n}}\n",
+            "/// The forward pass of `{n}` for exact odds (`rt::enumerate_forward`): each leaf's outcome and weight go to `rt_sink`.\n#[doc(hidden)]\npub fn rt_fwd_{n}<T: rt::Trace>(rt_e: &mut rt::Enumerator, trace: &mut T, inp: &RtArgs{cname}{lifetime}, rt_w: rt::Fw, rt_sink: &mut rt::Sink<'_, {cname}Outcome>) -> Result<(), rt::Error> {{\n{}\n}}\n",
+            self.located(r, "()", &body),
             n = r.name
         )
+    }
+
+    /// A body that returns `Result<ty, rt::Error>`, run so that an error leaving it is located at
+    /// the statement that raised it (`rt_at`, set by each statement as it starts: `site_mark`)
+    /// and names this resolver among its calls (`rt::leave`; `docs/dsl.md`, "Run-time errors").
+    fn located(&self, r: &ResolverDef, ty: &str, body: &str) -> String {
+        format!(
+            "let mut rt_at = usize::MAX;\nlet rt_r = (|| -> Result<{ty}, rt::Error> {{\n{body}\n}})();\nrt_r.map_err(|e| rt::leave(e, {}, rt_at))",
+            self.sites_name(r)
+        )
+    }
+
+    fn sites_name(&self, r: &ResolverDef) -> String {
+        format!("RT_SITES_{}", r.name.to_uppercase())
+    }
+
+    /// The places and citations of the resolver's statements (`Gen::sites`), as one static text
+    /// (`rt::leave` reads it): the resolver (`system.resolver`), its file, then a line
+    /// `line:col<TAB>citation` per statement.
+    fn sites_table(&self, r: &ResolverDef) -> String {
+        let sites = self.sites.borrow();
+        let file = sites.first().and_then(|(at, _)| split_place(at)).map_or("", |(f, _)| f);
+        let mut text = format!("{}.{}\n{file}", self.sys.name, r.name);
+        for (at, cite) in sites.iter() {
+            let lc = split_place(at).map_or(at.as_str(), |(_, lc)| lc);
+            text.push_str(&format!("\n{lc}\t{cite}"));
+        }
+        format!("static {}: &str = {};\n", self.sites_name(r), lit(&text))
+    }
+
+    /// `rt_at = <index>;` before the code of statement `s` where that code may fail (`located`):
+    /// a statement that cannot raise an error needs no place. A `require` is always marked.
+    pub(super) fn site_mark(&self, s: &Stmt, code: &str, o: &mut String) {
+        let may_fail = code.contains('?') || code.contains("Err(") || matches!(s, Stmt::Require { .. });
+        if !may_fail {
+            return;
+        }
+        if let Some(i) = self.sites.borrow().iter().position(|(at, _)| at == s.at()) {
+            let _ = writeln!(o, "rt_at = {i};");
+        }
     }
 
     /// Can exact odds branch over this resolver's outcomes where another calls it
@@ -517,4 +560,13 @@ impl<'a> Gen<'a> {
             lit(&r.name)
         )
     }
+}
+
+/// `path:line:col` as the path and `line:col`.
+fn split_place(at: &str) -> Option<(&str, &str)> {
+    let mut parts = at.rsplitn(3, ':');
+    let (col, line) = (parts.next()?, parts.next()?);
+    let path = parts.next()?;
+    let _ = (col, line);
+    Some((path, &at[path.len() + 1..]))
 }

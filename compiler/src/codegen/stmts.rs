@@ -8,7 +8,15 @@ use crate::ir::*;
 use std::fmt::Write as _;
 
 impl<'a> Gen<'a> {
+    /// A statement's code, after its place where it may fail (`site_mark`).
     pub(super) fn stmt(&self, s: &'a Stmt, o: &mut String) {
+        let mut code = String::new();
+        self.stmt_code(s, &mut code);
+        self.site_mark(s, &code, o);
+        o.push_str(&code);
+    }
+
+    fn stmt_code(&self, s: &'a Stmt, o: &mut String) {
         match s {
             Stmt::Let {
                 var,
@@ -18,6 +26,7 @@ impl<'a> Gen<'a> {
                 cite,
                 mods,
                 clamp,
+                ..
             } => self.stmt_let(var, name, ty, value, cite, mods, clamp, o),
             Stmt::Var {
                 var,
@@ -25,6 +34,7 @@ impl<'a> Gen<'a> {
                 ty,
                 value,
                 cite,
+                ..
             } => self.stmt_var(var, name, ty, value, cite, o),
             Stmt::Assign {
                 var,
@@ -32,8 +42,11 @@ impl<'a> Gen<'a> {
                 ty,
                 value,
                 cite,
+                ..
             } => self.stmt_assign(var, name, ty, value, cite, o),
-            Stmt::Roll { var, label, dice, cite } => self.stmt_roll(var, label, dice, cite, o),
+            Stmt::Roll {
+                var, label, dice, cite, ..
+            } => self.stmt_roll(var, label, dice, cite, o),
             Stmt::Check {
                 var,
                 left,
@@ -42,6 +55,7 @@ impl<'a> Gen<'a> {
                 left_text,
                 right_text,
                 cite,
+                ..
             } => {
                 let (l, r) = (self.expr(left), self.expr(right));
                 let _ = writeln!(o, "let {var}_l = {l}; let {var}_r = {r};");
@@ -57,20 +71,21 @@ impl<'a> Gen<'a> {
                     lit(cite)
                 );
             }
-            Stmt::Set { field, value, cite } => self.stmt_set(field, value, cite, o),
-            Stmt::If { arms, otherwise } => self.if_code(arms, otherwise, false, o, &|b, o| self.block(b, o)),
-            Stmt::Match { scrutinee, arms } => self.match_code(scrutinee, arms, o, &|b, o| self.block(b, o)),
+            Stmt::Set { field, value, cite, .. } => self.stmt_set(field, value, cite, o),
+            Stmt::If { arms, otherwise, .. } => self.if_code(arms, otherwise, false, o, &|b, o| self.block(b, o)),
+            Stmt::Match { scrutinee, arms, .. } => self.match_code(scrutinee, arms, o, &|b, o| self.block(b, o)),
             Stmt::Call { var, resolver, args, .. } => self.stmt_call(var, *resolver, args, o),
-            Stmt::Require { cond, message, cite } => {
+            Stmt::Require { cond, message, cite, at } => {
                 let msg = self.message(message);
                 let _ = writeln!(
                     o,
-                    "if !({}) {{ violations.get_or_insert_with(Vec::new).push(rt::Violation {{ cite: {}.to_string(), message: {msg} }}); }}",
+                    "if !({}) {{ violations.get_or_insert_with(Vec::new).push(rt::Violation {{ cite: {}.to_string(), message: {msg}, at: {}.to_string() }}); }}",
                     self.expr(cond),
-                    lit(cite)
+                    lit(cite),
+                    lit(at)
                 );
             }
-            Stmt::Note { text, cite } => {
+            Stmt::Note { text, cite, .. } => {
                 let _ = writeln!(
                     o,
                     "if T::ENABLED {{ trace.event(rt::Event::Note {{ text: {}, cite: {}.to_string() }}); }}",

@@ -62,7 +62,9 @@ impl Sys {
             violations: None,
             checking: false,
         };
-        self.block(&code.body, &mut f, dice, trace)?;
+        // A located error names each resolver it leaves (`rt::Error::leaving`).
+        self.block(&code.body, &mut f, dice, trace)
+            .map_err(|e| Box::new(e.leaving(&format!("{}.{}", self.ir.name, r.name))))?;
         if T::ENABLED {
             trace.event(Event::Exit { resolver: r.name.clone() });
         }

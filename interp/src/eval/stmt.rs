@@ -19,10 +19,10 @@ impl Sys {
             f.checking |= group;
             let done = self.stmt(s, f, dice, trace);
             f.checking &= !group;
-            flow = done?;
+            flow = done.map_err(|e| self.at_statement(*e, f, s.ir))?;
             if group && !s.next_check {
                 if let Some(violations) = f.violations.take() {
-                    return Err(Error::Rejected { violations }.into());
+                    return Err(self.at_statement(Error::Rejected { violations }, f, s.ir));
                 }
             }
             if !matches!(flow, Flow::Next) {
@@ -31,6 +31,14 @@ impl Sys {
         }
         f.end(&b.own);
         Ok(flow)
+    }
+
+    /// An error the statement `s` raised, located there (`docs/dsl.md`, "Run-time errors").
+    #[cold]
+    #[inline(never)]
+    fn at_statement(&self, e: Error, f: &Frame, s: &Stmt) -> Box<Error> {
+        let resolver = format!("{}.{}", self.ir.name, f.r.name);
+        Box::new(e.at_statement(&resolver, s.at(), s.cite_or(&f.r.cite)))
     }
 
     fn stmt<D: rt::Dice + ?Sized, T: Trace>(&self, s: &S, f: &mut Frame, dice: &mut D, trace: &mut T) -> Res<Flow> {
@@ -97,12 +105,13 @@ impl Sys {
                 }
             }
             (SK::Call(c), _) => self.call(s.ir, c, f, dice, trace)?,
-            (SK::Require { cond, message }, Stmt::Require { cite, .. }) => {
+            (SK::Require { cond, message }, Stmt::Require { cite, at, .. }) => {
                 if !self.cond(cond, f, trace)? {
                     let text = self.message(message, f, trace)?;
                     f.violations.get_or_insert_with(Vec::new).push(rt::Violation {
                         cite: cite.clone(),
                         message: text,
+                        at: at.clone(),
                     });
                 }
             }

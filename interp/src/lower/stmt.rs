@@ -71,11 +71,11 @@ impl Lower<'_> {
                 },
                 None => SK::Missing(field),
             },
-            Stmt::If { arms, otherwise } => SK::If {
+            Stmt::If { arms, otherwise, .. } => SK::If {
                 arms: arms.iter().map(|(c, b)| (self.expr(c), self.block(b))).collect(),
                 otherwise: self.block(otherwise),
             },
-            Stmt::Match { scrutinee, arms } => SK::Match {
+            Stmt::Match { scrutinee, arms, .. } => SK::Match {
                 scrutinee: self.expr(scrutinee),
                 arms: arms.iter().map(|(p, b)| (p.as_slice(), self.block(b))).collect(),
             },

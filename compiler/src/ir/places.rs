@@ -1,0 +1,74 @@
+//! Where each statement is written, and the rule it cites: what a run-time error raised by it
+//! names (`docs/dsl.md`, "Run-time errors").
+
+use super::{each_stmt, ResolverDef, Stmt};
+
+impl Stmt {
+    /// `path:line:col` of the statement (of a loop, its head); empty for `return` and `break`.
+    pub fn at(&self) -> &str {
+        match self {
+            Stmt::Let { at, .. }
+            | Stmt::Var { at, .. }
+            | Stmt::Assign { at, .. }
+            | Stmt::Roll { at, .. }
+            | Stmt::Check { at, .. }
+            | Stmt::Set { at, .. }
+            | Stmt::If { at, .. }
+            | Stmt::Match { at, .. }
+            | Stmt::Call { at, .. }
+            | Stmt::Require { at, .. }
+            | Stmt::Note { at, .. }
+            | Stmt::Repeat { at, .. }
+            | Stmt::For { at, .. } => at,
+            Stmt::Return | Stmt::Break => "",
+        }
+    }
+
+    /// The citation an error raised by the statement names: its own, else `fallback` (its
+    /// resolver's).
+    pub fn cite_or<'s>(&'s self, fallback: &'s str) -> &'s str {
+        let own = match self {
+            Stmt::Let { cite, .. } | Stmt::Var { cite, .. } | Stmt::Assign { cite, .. } => cite.as_deref(),
+            Stmt::Roll { cite, .. }
+            | Stmt::Check { cite, .. }
+            | Stmt::Set { cite, .. }
+            | Stmt::Call { cite, .. }
+            | Stmt::Require { cite, .. }
+            | Stmt::Note { cite, .. } => Some(cite.as_str()),
+            _ => None,
+        };
+        own.filter(|c| !c.is_empty()).unwrap_or(fallback)
+    }
+
+    /// Gives the statement its place (the checker does, once it is built).
+    pub fn set_at(&mut self, place: String) {
+        match self {
+            Stmt::Let { at, .. }
+            | Stmt::Var { at, .. }
+            | Stmt::Assign { at, .. }
+            | Stmt::Roll { at, .. }
+            | Stmt::Check { at, .. }
+            | Stmt::Set { at, .. }
+            | Stmt::If { at, .. }
+            | Stmt::Match { at, .. }
+            | Stmt::Call { at, .. }
+            | Stmt::Require { at, .. }
+            | Stmt::Note { at, .. }
+            | Stmt::Repeat { at, .. }
+            | Stmt::For { at, .. } => *at = place,
+            Stmt::Return | Stmt::Break => {}
+        }
+    }
+}
+
+/// The places of a resolver's statements, each once, in the order they are written, with the
+/// citation each names (`Stmt::cite_or`): the table a run-time error's place is taken from.
+pub fn stmt_sites(r: &ResolverDef) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    each_stmt(&r.body, |s| {
+        if !s.at().is_empty() && !out.iter().any(|(a, _)| a == s.at()) {
+            out.push((s.at().to_string(), s.cite_or(&r.cite).to_string()));
+        }
+    });
+    out
+}
