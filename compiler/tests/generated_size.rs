@@ -7,15 +7,15 @@ use rulebook_compiler::driver;
 use std::path::Path;
 
 /// The most generated lines allowed for the five books together.
-const TOTAL_CEILING: usize = 153_000;
+const TOTAL_CEILING: usize = 157_300;
 
 /// Per system: the most generated lines allowed.
 const CEILINGS: [(&str, usize); 5] = [
-    ("combat3000", 24_300),
-    ("mercenary", 22_600),
-    ("starleader", 20_200),
-    ("striker", 55_300),
-    ("t5", 30_700),
+    ("combat3000", 24_900),
+    ("mercenary", 23_200),
+    ("starleader", 20_700),
+    ("striker", 57_400),
+    ("t5", 31_400),
 ];
 
 /// Per system (in the order generated): its name, generated lines and bytes, and the lines of
