@@ -367,6 +367,13 @@ fn real_rules_text_gets_the_expected_scopes() {
     assert!(has_scope(&t, "6.64", "string.unquoted.citation.rules"), "{t:#?}");
     assert!(has_scope(&t, "[", "punctuation.definition.citation.begin.rules"));
 
+    // The `update` statement is a keyword; `update(...)` the function.
+    let t = tokenize(&rules, "  update f in fs where f.u.name == me.name {");
+    assert!(has_scope(&t, "update", "keyword.control.rules"), "{t:#?}");
+    assert!(has_scope(&t, "where", "keyword.other.rules"), "{t:#?}");
+    let t = tokenize(&rules, "  fs = update(f in fs where f.u.name == me.name: f)");
+    assert!(!has_scope(&t, "update", "keyword.control.rules"), "{t:#?}");
+
     // A roll with its dice, a string and a citation (combat3000), and dice with modifiers.
     let t = tokenize(&rules, r#"  roll d = 1d6 "strike sub-phase" [p.8 Close Combat]"#);
     assert!(has_scope(&t, "roll", "keyword.other.roll.rules"), "{t:#?}");

@@ -440,6 +440,83 @@ fn a_failure_of_the_rules_exits_alike_in_every_verb() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A run-time error said `error: division by zero` and no more (issue 40): where, in which
+/// resolver, under which rule and through which calls, for people and, with `--json`, for scripts.
+#[test]
+fn a_runtime_error_says_where_the_rules_raised_it() {
+    let dir = rules_dir(
+        "where",
+        "resolver split \"Split\" [1] {\n  in b: int 0..5 = 1\n  out v: int = 0\n  var d = 1\n  repeat up to 1 {\n    d = b - 1\n  }\n  set v = 10 % d [2]\n}\n\
+         resolver outer \"Outer\" [3] {\n  in b: int 0..5 = 1\n  out v: int = 0\n  call s = split(b: b)\n  set v = s.v\n}\n",
+    );
+    let out = with_rules(&dir, &["roll", "hostile.outer", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = dir.join("hostile/h.rules").display().to_string();
+    assert_eq!(
+        doc,
+        serde_json::json!({"error": {
+            "message": "division by zero",
+            "resolver": "hostile.split",
+            "at": format!("{file}:9:3"),
+            "file": file,
+            "line": 9,
+            "column": 3,
+            "cite": "H 2",
+            "calls": ["hostile.outer", "hostile.split"],
+        }})
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("raised here, in hostile.split [H 2]"), "{err}");
+    assert!(
+        err.contains("help: the calls that led here: hostile.outer → hostile.split"),
+        "{err}"
+    );
+    // A failed `require` lists its failures, each with its own place.
+    let dir = rules_dir(
+        "where-require",
+        "resolver r \"R\" [1] {\n  in a: int 0..9 = 0\n  out v: int = 0\n  require a > 0 else \"a is {a}\" [2]\n  require a > 1 else \"a is below 2\" [3]\n  set v = a\n}\n",
+    );
+    let out = with_rules(&dir, &["odds", "hostile.r", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = dir.join("hostile/h.rules").display().to_string();
+    assert_eq!(doc["error"]["at"], format!("{file}:5:3"));
+    assert_eq!(doc["error"]["cite"], "H 2");
+    assert_eq!(
+        doc["error"]["violations"],
+        serde_json::json!([
+            {"cite": "H 2", "message": "a is 0", "at": format!("{file}:5:3")},
+            {"cite": "H 3", "message": "a is below 2", "at": format!("{file}:6:3")},
+        ])
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The run-time error README.md and docs/dsl.md show (in a `text` block, as it exits 1) is what
+/// `rulebook` prints, line for line.
+#[test]
+fn the_runtime_error_the_docs_show_is_the_one_printed() {
+    let command = "$ rulebook roll striker.gravity_movement --set rate_cm=10 --set gravity=0";
+    let out = bin()
+        .args(["roll", "striker.gravity_movement", "--set", "rate_cm=10", "--set", "gravity=0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let printed = text(&out.stderr);
+    for doc in ["README.md", "docs/dsl.md"] {
+        let body = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
+        let shown: Vec<&str> = body
+            .lines()
+            .skip_while(|l| *l != command)
+            .skip(1)
+            .take_while(|l| !l.starts_with("```"))
+            .collect();
+        assert!(shown.len() > 5, "{doc} shows no output for `{command}`");
+        assert_eq!(printed.trim_end(), shown.join("\n"), "{doc}");
+    }
+}
+
 /// `--observed` on a procedure where nothing ended said "did you mean ?"; a `diff` whose sides
 /// declare different inputs did not say which side refused them.
 #[test]

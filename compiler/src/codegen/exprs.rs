@@ -172,7 +172,24 @@ impl<'a> Gen<'a> {
         e.iv.known && e.iv.fits_i64()
     }
 
+    /// An expression's code. What a view moved into a later statement works out for an item
+    /// (`Gen::view_bodies`) is marked as its `let`'s while it runs, then as the statement's again.
     pub(super) fn expr(&self, e: &Expr) -> String {
+        let view_of = self.view_bodies.borrow().get(&(std::ptr::from_ref::<Expr>(e) as usize)).cloned();
+        let code = self.expr_code(e);
+        let Some(view_at) = view_of else {
+            return code;
+        };
+        let now = self.current_at.borrow().clone();
+        match (self.site_index(&view_at), self.site_index(&now)) {
+            (Some(v), Some(n)) if code.contains('?') || code.contains("Err(") => {
+                format!("{{ rt_at.set({v}); let rt_k = {code}; rt_at.set({n}); rt_k }}")
+            }
+            _ => code,
+        }
+    }
+
+    fn expr_code(&self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Const(c) => self.konst(c, &e.ty, false),
             ExprKind::Local(v) => {

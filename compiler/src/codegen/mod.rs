@@ -169,6 +169,12 @@ struct Gen<'a> {
     /// (`ir::stmt_sites`): a statement sets `rt_at` to its index as it starts, and an error
     /// leaving the resolver is located there (`rt::leave`).
     sites: std::cell::RefCell<Vec<(String, String)>>,
+    /// The place of the statement being written.
+    current_at: std::cell::RefCell<String>,
+    /// What a view moved into a later statement works out for each item (`inlined_view`): the
+    /// body of each of its aggregates (by address) → the place of the view's `let`, which an error
+    /// raised there names.
+    view_bodies: std::cell::RefCell<BTreeMap<usize, String>>,
 }
 
 impl<'a> Gen<'a> {
@@ -201,6 +207,8 @@ impl<'a> Gen<'a> {
             odds_fns: Default::default(),
             current: Default::default(),
             sites: Default::default(),
+            current_at: Default::default(),
+            view_bodies: Default::default(),
         }
     }
 

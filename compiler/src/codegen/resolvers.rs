@@ -22,6 +22,7 @@ impl<'a> Gen<'a> {
         *self.classed.borrow_mut() = crate::ir::classed_rolls(self.sys, &r.body);
         *self.call_reads.borrow_mut() = crate::ir::call_reads(&r.body);
         *self.sites.borrow_mut() = crate::ir::stmt_sites(r);
+        self.view_bodies.borrow_mut().clear();
         let cname = camel(&r.name);
         let mut out = String::new();
         self.io_types(rid, r, &cname, &mut out);
@@ -339,11 +340,12 @@ impl<'a> Gen<'a> {
     }
 
     /// A body that returns `Result<ty, rt::Error>`, run so that an error leaving it is located at
-    /// the statement that raised it (`rt_at`, set by each statement as it starts: `site_mark`)
+    /// the statement that raised it (`rt_at`, a `Cell` that each statement sets as it starts,
+    /// `site_mark`, and a view moved into a later statement sets around its work, `expr`)
     /// and names this resolver among its calls (`rt::leave`; `docs/dsl.md`, "Run-time errors").
     fn located(&self, r: &ResolverDef, ty: &str, body: &str) -> String {
         format!(
-            "let mut rt_at = usize::MAX;\nlet rt_r = (|| -> Result<{ty}, rt::Error> {{\n{body}\n}})();\nrt_r.map_err(|e| rt::leave(e, {}, rt_at))",
+            "let rt_at = std::cell::Cell::new(usize::MAX);\nlet rt_r = (|| -> Result<{ty}, rt::Error> {{\n{body}\n}})();\nrt_r.map_err(|e| rt::leave(e, {}, rt_at.get()))",
             self.sites_name(r)
         )
     }
@@ -373,9 +375,14 @@ impl<'a> Gen<'a> {
         if !may_fail {
             return;
         }
-        if let Some(i) = self.sites.borrow().iter().position(|(at, _)| at == s.at()) {
-            let _ = writeln!(o, "rt_at = {i};");
+        if let Some(i) = self.site_index(s.at()) {
+            let _ = writeln!(o, "rt_at.set({i});");
         }
+    }
+
+    /// The index of the place `at` among the resolver's (`Gen::sites`).
+    pub(super) fn site_index(&self, at: &str) -> Option<usize> {
+        self.sites.borrow().iter().position(|(a, _)| a == at)
     }
 
     /// Can exact odds branch over this resolver's outcomes where another calls it

@@ -10,6 +10,9 @@ use std::fmt::Write as _;
 impl<'a> Gen<'a> {
     /// A statement's code, after its place where it may fail (`site_mark`).
     pub(super) fn stmt(&self, s: &'a Stmt, o: &mut String) {
+        if !s.at().is_empty() {
+            *self.current_at.borrow_mut() = s.at().to_string();
+        }
         let mut code = String::new();
         self.stmt_code(s, &mut code);
         self.site_mark(s, &code, o);

@@ -7,7 +7,7 @@ use super::analysis::{
     assigns, cannot_fail, is_copy, is_place, locals_of, reads_count, reads_output, spine_reads, stmt_reads, stmt_views_only,
 };
 use super::{raw_ident, Gen};
-use crate::ast::{Agg, BinOp};
+use crate::ast::Agg;
 use crate::ir::*;
 use std::fmt::Write as _;
 
@@ -56,10 +56,8 @@ impl<'a> Gen<'a> {
     /// read it. The value is then worked out at the same moment and as often as before, so traces
     /// and errors are unchanged, and no list of references is made for it: `first(sort(...))`
     /// becomes one pass (`first_of_sorted`).
-    pub(super) fn inlined_view(&self, var: &str, value: &Expr) -> bool {
-        // A view that may raise an error is not moved into the next statement: the error is
-        // the `let`'s, and is located there (`docs/dsl.md`, "Run-time errors").
-        if self.fwd.get() || !self.viewable(var, value) || !self.infallible(value) {
+    pub(super) fn inlined_view(&self, var: &str, view: &Expr) -> bool {
+        if self.fwd.get() || !self.viewable(var, view) {
             return false;
         }
         let later = self.later.borrow();
@@ -76,30 +74,20 @@ impl<'a> Gen<'a> {
         if !spine_reads(value, var) || reads_count(value, var) != 1 || after.iter().any(|s| stmt_reads(s, var, None)) {
             return false;
         }
+        // An error is the statement's that raised it (`docs/dsl.md`, "Run-time errors"): what the
+        // view works out for each item is marked as this `let`'s (`expr`).
+        let here = self.current_at.borrow().clone();
+        let mut todo = vec![view];
+        while let Some(x) = todo.pop() {
+            if let ExprKind::Agg { body, .. } = &x.kind {
+                self.view_bodies
+                    .borrow_mut()
+                    .insert(std::ptr::from_ref::<Expr>(body) as usize, here.clone());
+            }
+            todo.extend(x.children());
+        }
         // Outer blocks cannot name a local of this one; a loop around runs the `let` again first.
         true
-    }
-
-    /// Can evaluating `e` raise no error at all, as it is written (`expr`)? Places, constants,
-    /// comparisons, conditions, arithmetic on whole numbers the checker bounds, and filters,
-    /// sorts and tests of such over lists: yes. Anything else may (conservatively). Unlike
-    /// `cannot_fail`, it may write to the trace.
-    fn infallible(&self, e: &Expr) -> bool {
-        let ok = match &e.kind {
-            ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Input(_) | ExprKind::Output(_) => true,
-            ExprKind::Field(..) | ExprKind::Not(_) | ExprKind::Cmp(..) | ExprKind::In(..) | ExprKind::Is(..) | ExprKind::If(..) => true,
-            ExprKind::Some(_) | ExprKind::KeyName { .. } => true,
-            ExprKind::Bin(BinOp::And | BinOp::Or | BinOp::Coalesce, ..) => true,
-            ExprKind::Bin(BinOp::Add | BinOp::Sub | BinOp::Mul, a, b) => {
-                e.ty == Ty::Int && [a.as_ref(), b.as_ref(), e].iter().all(|x| x.iv.known && x.iv.fits_i64())
-            }
-            ExprKind::Agg { kind, .. } => matches!(
-                kind,
-                Agg::Filter | Agg::Sort | Agg::SortDesc | Agg::First | Agg::Count | Agg::Any | Agg::All
-            ),
-            _ => false,
-        };
-        ok && e.children().into_iter().all(|c| self.infallible(c))
     }
 
     /// Can `let var = value` bind a view (see `view_locals`)? The value is a filtered or sorted

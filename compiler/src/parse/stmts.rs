@@ -28,6 +28,7 @@ impl Lower {
                 value: self.expr(it.next()?),
                 cite: it.next().map(|c| self.cite(c)),
             },
+            Rule::update_stmt => self.update_stmt(it, span)?,
             Rule::roll_stmt => self.roll_stmt(it)?,
             Rule::check_stmt => {
                 let name = self.ident(it.next()?);
@@ -285,5 +286,75 @@ impl Lower {
             cite: cite?,
             span,
         })
+    }
+
+    /// `update f in fs where COND { a.b = x  c = y } [cite]`, read as the assignment
+    /// `fs = update(f in fs where COND: f with (a: f.a with (b: x), c: y))` (`docs/dsl.md`,
+    /// "`update`: change the items found"): fields set along one path are grouped into one `with`.
+    fn update_stmt<'i>(&mut self, mut it: impl Iterator<Item = Pair<'i, Rule>>, span: Span) -> Option<StmtKind> {
+        let item = self.ident(it.next()?);
+        let list = self.ident(it.next()?);
+        let cond = self.expr_at(it.next()?, 2);
+        let mut sets: Vec<(Vec<Ident>, Expr)> = Vec::new();
+        let mut cite = None;
+        for p in it {
+            if p.as_rule() == Rule::cite {
+                cite = Some(self.cite(p));
+                continue;
+            }
+            let parts: Vec<Pair<Rule>> = p.into_inner().collect();
+            let (value, path) = parts.split_last()?;
+            let path: Vec<Ident> = path.iter().map(|i| self.ident(i.clone())).collect();
+            let value = self.expr_at(value.clone(), 2 + path.len());
+            sets.push((path, value));
+        }
+        let name = |i: &Ident| Expr {
+            kind: ExprKind::Name(i.name.clone()),
+            span: i.span,
+        };
+        let body = with_paths(name(&item), &sets, span);
+        let value = Expr {
+            kind: ExprKind::Update {
+                var: item,
+                list: Box::new(name(&list)),
+                cond: Box::new(cond),
+                body: Box::new(body),
+            },
+            span,
+        };
+        Some(StmtKind::Assign { name: list, value, cite })
+    }
+}
+
+/// `base with (...)` setting each path of `sets` to its value: the fields named first, in order of
+/// their first mention, each given its value or, for a longer path, `base.field with (...)` of the
+/// rest of the paths through it.
+fn with_paths(base: Expr, sets: &[(Vec<Ident>, Expr)], span: Span) -> Expr {
+    let mut fields: Vec<(Ident, Expr)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (path, value) in sets {
+        let Some((first, rest)) = path.split_first() else { continue };
+        if rest.is_empty() {
+            fields.push((first.clone(), value.clone()));
+            continue;
+        }
+        if seen.contains(&first.name.as_str()) {
+            continue;
+        }
+        seen.push(&first.name);
+        let inner: Vec<(Vec<Ident>, Expr)> = sets
+            .iter()
+            .filter(|(p, _)| p.len() > 1 && p[0].name == first.name)
+            .map(|(p, v)| (p[1..].to_vec(), v.clone()))
+            .collect();
+        let field = Expr {
+            kind: ExprKind::Field(Box::new(base.clone()), first.clone()),
+            span: first.span,
+        };
+        fields.push((first.clone(), with_paths(field, &inner, span)));
+    }
+    Expr {
+        kind: ExprKind::With(Box::new(base), fields),
+        span,
     }
 }
