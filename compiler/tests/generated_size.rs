@@ -7,12 +7,12 @@ use rulebook_compiler::driver;
 use std::path::Path;
 
 /// The most generated lines allowed for the five books together.
-const TOTAL_CEILING: usize = 157_300;
+const TOTAL_CEILING: usize = 157_500;
 
 /// Per system: the most generated lines allowed.
 const CEILINGS: [(&str, usize); 5] = [
     ("combat3000", 24_900),
-    ("mercenary", 23_200),
+    ("mercenary", 23_300),
     ("starleader", 20_700),
     ("striker", 57_400),
     ("t5", 31_400),
