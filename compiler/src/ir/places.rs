@@ -3,25 +3,33 @@
 
 use super::{each_stmt, ResolverDef, Stmt};
 
+/// `$on` applied to the place of statement `$s` (every kind has one but `return` and `break`,
+/// which give `$none`).
+macro_rules! with_place {
+    ($s:expr, $at:ident => $on:expr, $none:expr) => {
+        match $s {
+            Stmt::Let { at: $at, .. }
+            | Stmt::Var { at: $at, .. }
+            | Stmt::Assign { at: $at, .. }
+            | Stmt::Roll { at: $at, .. }
+            | Stmt::Check { at: $at, .. }
+            | Stmt::Set { at: $at, .. }
+            | Stmt::If { at: $at, .. }
+            | Stmt::Match { at: $at, .. }
+            | Stmt::Call { at: $at, .. }
+            | Stmt::Require { at: $at, .. }
+            | Stmt::Note { at: $at, .. }
+            | Stmt::Repeat { at: $at, .. }
+            | Stmt::For { at: $at, .. } => $on,
+            Stmt::Return | Stmt::Break => $none,
+        }
+    };
+}
+
 impl Stmt {
     /// `path:line:col` of the statement (of a loop, its head); empty for `return` and `break`.
     pub fn at(&self) -> &str {
-        match self {
-            Stmt::Let { at, .. }
-            | Stmt::Var { at, .. }
-            | Stmt::Assign { at, .. }
-            | Stmt::Roll { at, .. }
-            | Stmt::Check { at, .. }
-            | Stmt::Set { at, .. }
-            | Stmt::If { at, .. }
-            | Stmt::Match { at, .. }
-            | Stmt::Call { at, .. }
-            | Stmt::Require { at, .. }
-            | Stmt::Note { at, .. }
-            | Stmt::Repeat { at, .. }
-            | Stmt::For { at, .. } => at,
-            Stmt::Return | Stmt::Break => "",
-        }
+        with_place!(self, at => at, "")
     }
 
     /// The citation an error raised by the statement names: its own, else `fallback` (its
@@ -42,22 +50,7 @@ impl Stmt {
 
     /// Gives the statement its place (the checker does, once it is built).
     pub fn set_at(&mut self, place: String) {
-        match self {
-            Stmt::Let { at, .. }
-            | Stmt::Var { at, .. }
-            | Stmt::Assign { at, .. }
-            | Stmt::Roll { at, .. }
-            | Stmt::Check { at, .. }
-            | Stmt::Set { at, .. }
-            | Stmt::If { at, .. }
-            | Stmt::Match { at, .. }
-            | Stmt::Call { at, .. }
-            | Stmt::Require { at, .. }
-            | Stmt::Note { at, .. }
-            | Stmt::Repeat { at, .. }
-            | Stmt::For { at, .. } => *at = place,
-            Stmt::Return | Stmt::Break => {}
-        }
+        with_place!(self, at => *at = place, {})
     }
 }
 
