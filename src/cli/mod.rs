@@ -9,6 +9,7 @@ mod diff;
 mod diff_all;
 mod inputs;
 mod list;
+mod lsp;
 mod odds;
 mod roll;
 mod rules_error;
@@ -146,6 +147,15 @@ Examples:
 
 Refuses to overwrite a file that already exists.")]
     Export(ExportArgs),
+    /// Serve rules text to an editor: the language server, over stdin and stdout
+    #[command(after_help = "\
+Examples:
+  rulebook lsp                    the editor's workspace: its rules-src/ if it has one
+  rulebook lsp --rules my-rules
+
+An editor starts it (README.md, \"Editor support\"). It answers with the diagnostics of `check`
+for the whole folder as files open and change, each file's outline, go to definition and hover.")]
+    Lsp(LspArgs),
     /// A short tour of the built-in rules: check them, build a character, resolve a shot, show odds
     Tour,
 }
@@ -343,6 +353,13 @@ pub struct DiffArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct LspArgs {
+    /// The rules folder (one folder per system); else the workspace's
+    #[arg(long, value_name = "DIR")]
+    pub rules: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct ExportArgs {
     /// The folder to write (created if missing)
     #[arg(value_name = "DIR")]
@@ -421,9 +438,8 @@ impl From<io::Error> for CliError {
 
 /// Entry point used by `main.rs`.
 pub fn main(systems: &[&'static rt::SystemInfo]) -> ExitCode {
-    let stdout = io::stdout();
-    let stderr = io::stderr();
-    run(systems, std::env::args_os(), &mut stdout.lock(), &mut stderr.lock())
+    // Not locked for the whole run: `rulebook lsp` writes its messages from a thread of its own.
+    run(systems, std::env::args_os(), &mut io::stdout(), &mut io::stderr())
 }
 
 /// Parses `args` (including the program name) and runs the verb, writing to `out` and `err`.
@@ -476,6 +492,7 @@ where
         Command::Tour => tour::run(systems, out, err),
         Command::Diff(a) => diff::run(&a, out),
         Command::Export(a) => export(&a, out),
+        Command::Lsp(a) => lsp::run(a.rules.as_deref()),
         Command::Sim(a) => with_rules(systems, &a.rules, |s| sim::run(s, &a, out, err)),
     };
     let flushed = out.flush().map_err(CliError::from);
