@@ -149,12 +149,10 @@ Refuses to overwrite a file that already exists.")]
     Export(ExportArgs),
     /// Serve rules text to an editor: the language server, over stdin and stdout
     #[command(after_help = "\
-Examples:
-  rulebook lsp                    the editor's workspace: its rules-src/ if it has one
-  rulebook lsp --rules my-rules
-
-An editor starts it (README.md, \"Editor support\"). It answers with the diagnostics of `check`
-for the whole folder as files open and change, each file's outline, go to definition and hover.")]
+An editor starts it, as `rulebook lsp` (the rules of the editor's workspace: its rules-src/ if it
+has one) or `rulebook lsp --rules DIR` (README.md, \"Editor support\"). It answers with the
+diagnostics of `check` for the whole folder as files open and change, each file's outline, go to
+definition and hover.")]
     Lsp(LspArgs),
     /// A short tour of the built-in rules: check them, build a character, resolve a shot, show odds
     Tour,

@@ -43,7 +43,13 @@ fn serve(connection: &Connection, rules: Option<&Path>) -> Result<(), CliError> 
         ..Default::default()
     };
     let caps = serde_json::to_value(caps).map_err(|e| failed(&e))?;
-    let init = connection.initialize(caps).map_err(|e| failed(&e))?;
+    let init = connection.initialize(caps).map_err(|e| {
+        if e.channel_is_disconnected() {
+            failed(&"the editor closed the connection before `initialize`")
+        } else {
+            failed(&e)
+        }
+    })?;
     let params: InitializeParams = serde_json::from_value(init).unwrap_or_default();
     let mut world = World {
         root: rules.map(Path::to_path_buf).unwrap_or_else(|| workspace_rules(&params)),
