@@ -121,6 +121,7 @@ fn an_editor_session_over_json_rpc() {
     let mut notes = Vec::new();
     let init = ed.request("initialize", json!({"capabilities": {}, "rootUri": null}), &mut notes);
     let caps = &init["result"]["capabilities"];
+    assert!(caps["completionProvider"].is_object(), "{init}");
     for c in ["hoverProvider", "definitionProvider", "documentSymbolProvider"] {
         assert_eq!(caps[c], json!(true), "{c}: {init}");
     }
@@ -173,6 +174,23 @@ fn an_editor_session_over_json_rpc() {
     let s = ed.request("textDocument/documentSymbol", json!({"textDocument": {"uri": fire}}), &mut notes);
     assert_eq!(s["result"][0]["name"], "fire", "{s}");
     assert_eq!(s["result"][0]["detail"], "Fire a weapon", "{s}");
+
+    // Completion: the system's names, with what each is, and the language's words.
+    let c = ed.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": fire}, "position": {"line": 3, "character": 2}}),
+        &mut notes,
+    );
+    let items = c["result"].as_array().unwrap();
+    let table = items.iter().find(|i| i["label"] == "weapons").unwrap();
+    assert_eq!(table["detail"], "table: Weapons", "{c}");
+    assert!(
+        items
+            .iter()
+            .any(|i| i["label"] == "fire" && i["detail"] == "resolver: Fire a weapon"),
+        "{c}"
+    );
+    assert!(items.iter().any(|i| i["label"] == "update"), "{c}");
 
     // Malformed requests are answered with errors; the server goes on.
     let bad = ed.request("textDocument/hover", json!({"nonsense": 1}), &mut notes);

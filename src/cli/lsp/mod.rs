@@ -9,7 +9,7 @@ mod world;
 use super::CliError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, PublishDiagnostics};
-use lsp_types::request::{DocumentSymbolRequest, GotoDefinition, HoverRequest};
+use lsp_types::request::{Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest};
 use lsp_types::{
     DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, InitializeParams, MarkupContent,
     MarkupKind, OneOf, PublishDiagnosticsParams, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
@@ -40,6 +40,7 @@ fn serve(connection: &Connection, rules: Option<&Path>) -> Result<(), CliError> 
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
+        completion_provider: Some(lsp_types::CompletionOptions::default()),
         ..Default::default()
     };
     let caps = serde_json::to_value(caps).map_err(|e| failed(&e))?;
@@ -153,6 +154,9 @@ fn answer(world: &World, req: Request) -> Response {
         GotoDefinition::METHOD => serde_json::from_value::<lsp_types::GotoDefinitionParams>(req.params)
             .map_err(|e| e.to_string())
             .map(|p| serde_json::to_value(definition(world, &p.text_document_position_params)).unwrap_or_default()),
+        Completion::METHOD => serde_json::from_value::<lsp_types::CompletionParams>(req.params)
+            .map_err(|e| e.to_string())
+            .map(|p| serde_json::to_value(completion(world, &p.text_document_position.text_document.uri)).unwrap_or_default()),
         DocumentSymbolRequest::METHOD => serde_json::from_value::<lsp_types::DocumentSymbolParams>(req.params)
             .map_err(|e| e.to_string())
             .map(|p| serde_json::to_value(outline(world, &p.text_document.uri)).unwrap_or_default()),
@@ -201,4 +205,12 @@ fn outline(world: &World, uri: &lsp_types::Uri) -> Option<DocumentSymbolResponse
     let path = world::path_of(uri)?;
     let (decls, texts) = world.decls();
     Some(DocumentSymbolResponse::Nested(world::symbols(&decls, &texts, &path)))
+}
+
+/// The names a rules file can use: its system's declarations (and enum variants, fields), with
+/// what each is, and the words of the language.
+fn completion(world: &World, uri: &lsp_types::Uri) -> Option<lsp_types::CompletionResponse> {
+    let path = world::path_of(uri)?;
+    let (decls, _) = world.decls();
+    Some(lsp_types::CompletionResponse::Array(world::completions(&decls, &path)))
 }

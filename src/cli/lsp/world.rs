@@ -185,6 +185,48 @@ pub fn find<'d>(decls: &'d [Decl], path: &Path, text: &str, pos: Position) -> Op
         .or_else(|| decls.iter().filter(same_system).find(|d| d.name == word))
 }
 
+/// The words of the language an editor completes besides the rules' own names.
+const KEYWORDS: [&str; 27] = [
+    "let", "var", "roll", "check", "set", "if", "else", "match", "call", "require", "note", "return", "break", "repeat", "up", "to", "for",
+    "in", "update", "where", "with", "and", "or", "not", "none", "yes", "no",
+];
+
+/// Completion items for a file: the declarations of its system (each once, with its kind and
+/// title), then the language's words.
+pub fn completions(decls: &[Decl], path: &Path) -> Vec<lsp_types::CompletionItem> {
+    use lsp_types::{CompletionItem, CompletionItemKind as K};
+    let mut out: Vec<CompletionItem> = Vec::new();
+    for d in decls.iter().filter(|d| d.path.parent() == path.parent() && d.kind != "system") {
+        if out.iter().any(|c| c.label == d.name) {
+            continue;
+        }
+        out.push(CompletionItem {
+            label: d.name.clone(),
+            kind: Some(match d.kind {
+                "resolver" | "policy" => K::FUNCTION,
+                "table" | "record" | "type" => K::STRUCT,
+                "enum" => K::ENUM,
+                "variant" => K::ENUM_MEMBER,
+                "field" => K::FIELD,
+                "const" => K::CONSTANT,
+                _ => K::VALUE,
+            }),
+            detail: Some(if d.title.is_empty() {
+                d.kind.to_string()
+            } else {
+                format!("{}: {}", d.kind, d.title)
+            }),
+            ..Default::default()
+        });
+    }
+    out.extend(KEYWORDS.iter().map(|k| CompletionItem {
+        label: (*k).to_string(),
+        kind: Some(K::KEYWORD),
+        ..Default::default()
+    }));
+    out
+}
+
 /// Hover text of a declaration: its kind and name, its title and its citation.
 pub fn hover_text(d: &Decl) -> String {
     let mut s = format!("**{}** `{}`", d.kind, d.name);
