@@ -165,7 +165,20 @@ fn an_editor_session_over_json_rpc() {
     // Hover on the table named in fire.rules: its kind, title and citation.
     let at = json!({"textDocument": {"uri": fire}, "position": {"line": 1, "character": 16}});
     let h = ed.request("textDocument/hover", at.clone(), &mut notes);
-    assert_eq!(h["result"]["contents"]["value"], "**table** `weapons`: Weapons [1.2]", "{h}");
+    assert_eq!(
+        h["result"]["contents"]["value"], "**table** `weapons`: Weapons [1.2]\n\n```rules\ndamage: int\n```",
+        "{h}"
+    );
+    // On the resolver: its inputs and outputs.
+    let h = ed.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": fire}, "position": {"line": 0, "character": 10}}),
+        &mut notes,
+    );
+    assert_eq!(
+        h["result"]["contents"]["value"], "**resolver** `fire`: Fire a weapon [2.1]\n\n```rules\nin weapon: weapons\nout damage: int\n```",
+        "{h}"
+    );
     // Go to definition: the table's name in weapons.rules.
     let d = ed.request("textDocument/definition", at, &mut notes);
     assert_eq!(d["result"]["uri"], json!(weapons), "{d}");

@@ -26,6 +26,9 @@ pub struct Decl {
     pub span: Span,
     pub title: String,
     pub cite: String,
+    /// What hover lists under it: a table's columns, a record's fields, a resolver's inputs and
+    /// outputs, each with its type as written.
+    pub parts: Vec<String>,
 }
 
 impl World {
@@ -86,7 +89,11 @@ impl World {
             texts.push(s.text.clone());
             if let Ok(file) = parse::parse_file(i, &s.text) {
                 for item in &file.items {
-                    out.extend(decls_of(item, p, i));
+                    let mut ds = decls_of(item, p, i);
+                    if let Some(first) = ds.first_mut() {
+                        first.parts = parts_of(item, &s.text);
+                    }
+                    out.extend(ds);
                 }
             }
         }
@@ -104,6 +111,7 @@ fn decls_of(item: &Item, path: &Path, file: usize) -> Vec<Decl> {
         span: name.span,
         title: title.to_string(),
         cite: cite.to_string(),
+        parts: Vec::new(),
     };
     let cite_of = |c: &Option<rulebook_compiler::ast::Cite>| c.as_ref().map(|c| c.text.clone()).unwrap_or_default();
     match item {
@@ -132,6 +140,24 @@ fn decls_of(item: &Item, path: &Path, file: usize) -> Vec<Decl> {
             }
             v
         }
+    }
+}
+
+/// A table's columns, a record's fields, a resolver's inputs and outputs: `name: type` as written.
+fn parts_of(item: &Item, text: &str) -> Vec<String> {
+    let shown = |name: &Ident, ty: &rulebook_compiler::ast::TypeExpr| {
+        let ty = text.get(ty.span.start..ty.span.end).unwrap_or("").trim();
+        format!("{}: {ty}", name.name)
+    };
+    match item {
+        Item::Table(t) => t.columns.iter().map(|(n, ty)| shown(n, ty)).collect(),
+        Item::Record { fields, .. } => fields.iter().map(|(n, ty)| shown(n, ty)).collect(),
+        Item::Resolver(r) => {
+            let ins = r.inputs.iter().map(|p| format!("in {}", shown(&p.name, &p.ty)));
+            ins.chain(r.outputs.iter().map(|p| format!("out {}", shown(&p.name, &p.ty))))
+                .collect()
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -235,6 +261,11 @@ pub fn hover_text(d: &Decl) -> String {
     }
     if !d.cite.is_empty() {
         s.push_str(&format!(" [{}]", d.cite));
+    }
+    if !d.parts.is_empty() {
+        s.push_str("\n\n```rules\n");
+        s.push_str(&d.parts.join("\n"));
+        s.push_str("\n```");
     }
     s
 }
