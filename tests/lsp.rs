@@ -179,6 +179,16 @@ fn an_editor_session_over_json_rpc() {
         h["result"]["contents"]["value"], "**resolver** `fire`: Fire a weapon [2.1]\n\n```rules\nin weapon: weapons\nout damage: int\n```",
         "{h}"
     );
+    // On a key in quotes (any case): its row.
+    let k = ed.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": weapons}, "position": {"line": 3, "character": 4}}),
+        &mut notes,
+    );
+    assert_eq!(
+        k["result"]["contents"]["value"], "**key** `Rifle`: a row of table `weapons` [1.2]\n\n```rules\n\"Rifle\"  | 3\n```",
+        "{k}"
+    );
     // Go to definition: the table's name in weapons.rules.
     let d = ed.request("textDocument/definition", at, &mut notes);
     assert_eq!(d["result"]["uri"], json!(weapons), "{d}");

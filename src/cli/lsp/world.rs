@@ -94,6 +94,9 @@ impl World {
                         first.parts = parts_of(item, &s.text);
                     }
                     out.extend(ds);
+                    if let Item::Table(t) = item {
+                        out.extend(keys_of(t, &s.text, p, i));
+                    }
                 }
             }
         }
@@ -143,6 +146,26 @@ fn decls_of(item: &Item, path: &Path, file: usize) -> Vec<Decl> {
     }
 }
 
+/// The rows of a keyed table, each as a `key` declaration: its key, its row as written.
+fn keys_of(t: &rulebook_compiler::ast::TableDecl, text: &str, path: &Path, file: usize) -> Vec<Decl> {
+    t.rows
+        .iter()
+        .filter_map(|r| match &r.head {
+            rulebook_compiler::ast::RowHead::Key(k) => Some(Decl {
+                kind: "key",
+                name: k.clone(),
+                path: path.to_path_buf(),
+                text_of_file: file,
+                span: r.head_span,
+                title: format!("a row of table `{}`", t.name.name),
+                cite: t.cite.text.clone(),
+                parts: vec![text.get(r.span.start..r.span.end).unwrap_or("").trim().to_string()],
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A table's columns, a record's fields, a resolver's inputs and outputs: `name: type` as written.
 fn parts_of(item: &Item, text: &str) -> Vec<String> {
     let shown = |name: &Ident, ty: &rulebook_compiler::ast::TypeExpr| {
@@ -165,7 +188,7 @@ fn parts_of(item: &Item, text: &str) -> Vec<String> {
 /// inside it.
 pub fn symbols(decls: &[Decl], texts: &[String], path: &Path) -> Vec<DocumentSymbol> {
     let mut out: Vec<DocumentSymbol> = Vec::new();
-    for d in decls.iter().filter(|d| d.path == path) {
+    for d in decls.iter().filter(|d| d.path == path && d.kind != "key") {
         let Some(text) = texts.get(d.text_of_file) else { continue };
         let r = range(text, d.span);
         #[expect(deprecated, reason = "`deprecated` is a required field of lsp-types' struct")]
@@ -201,14 +224,21 @@ pub fn symbols(decls: &[Decl], texts: &[String], path: &Path) -> Vec<DocumentSym
 /// The declaration the name at `pos` of the file at `path` stands for: a resolver, table, enum,
 /// record, type, constant or option of that file's system, or a variant or field of one.
 pub fn find<'d>(decls: &'d [Decl], path: &Path, text: &str, pos: Position) -> Option<&'d Decl> {
-    let word = word_at(text, pos)?;
     let system = path.parent();
     let same_system = |d: &&Decl| d.path.parent() == system;
+    // In a quoted text: a table's key, its row (keys match whatever their case).
+    if let Some(quoted) = string_at(text, pos) {
+        return decls
+            .iter()
+            .filter(same_system)
+            .find(|d| d.kind == "key" && d.name.eq_ignore_ascii_case(&quoted));
+    }
+    let word = word_at(text, pos)?;
     decls
         .iter()
         .filter(same_system)
-        .find(|d| d.name == word && !matches!(d.kind, "variant" | "field"))
-        .or_else(|| decls.iter().filter(same_system).find(|d| d.name == word))
+        .find(|d| d.name == word && !matches!(d.kind, "variant" | "field" | "key"))
+        .or_else(|| decls.iter().filter(same_system).find(|d| d.name == word && d.kind != "key"))
 }
 
 /// The words of the language an editor completes besides the rules' own names.
@@ -222,7 +252,10 @@ const KEYWORDS: [&str; 27] = [
 pub fn completions(decls: &[Decl], path: &Path) -> Vec<lsp_types::CompletionItem> {
     use lsp_types::{CompletionItem, CompletionItemKind as K};
     let mut out: Vec<CompletionItem> = Vec::new();
-    for d in decls.iter().filter(|d| d.path.parent() == path.parent() && d.kind != "system") {
+    for d in decls
+        .iter()
+        .filter(|d| d.path.parent() == path.parent() && !matches!(d.kind, "system" | "key"))
+    {
         if out.iter().any(|c| c.label == d.name) {
             continue;
         }
@@ -277,6 +310,18 @@ pub fn location(d: &Decl, texts: &[String]) -> Option<Location> {
         uri: uri_of(&d.path)?,
         range: range(text, d.span),
     })
+}
+
+/// The text of the quoted string around `pos`, if it is in one (quotes counted from the line's
+/// start; a rules string does not span lines).
+fn string_at(text: &str, pos: Position) -> Option<String> {
+    let line = text.split('\n').nth(pos.line as usize)?;
+    let at = byte_of(line, pos.character);
+    let quotes: Vec<usize> = line.match_indices('"').map(|(i, _)| i).collect();
+    quotes
+        .chunks(2)
+        .find(|q| q.len() == 2 && q[0] < at && at <= q[1])
+        .map(|q| line[q[0] + 1..q[1]].to_string())
 }
 
 /// The name (letters, digits, `_`) around `pos`.
