@@ -3,7 +3,7 @@
 
 mod places;
 use crate::ast::{Agg, BinOp, CmpOp, Span};
-pub use places::stmt_sites;
+pub use places::{split_place, stmt_sites};
 use std::fmt::Write as _;
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -239,9 +239,7 @@ pub fn render(diags: &[Diagnostic], sources: &[SourceFile]) -> String {
 /// `render`, with the totals of the closing line given: they count the diagnostics a long report
 /// leaves out (`driver::MAX_DIAGNOSTICS_PER_FILE`) too.
 pub fn render_counted(diags: &[Diagnostic], sources: &[SourceFile], errors: usize, warnings: usize) -> String {
-    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
-        .with_width(100)
-        .with_links(false);
+    let handler = handler();
     let mut out = String::new();
     for d in diags {
         let (path, text) = match sources.get(d.span.file) {
@@ -286,12 +284,17 @@ pub fn render_at(message: &str, path: &str, text: &str, line: usize, column: usi
     let start = line_start + col_byte;
     let mut d = Diagnostic::error("", crate::ast::Span { file: 0, start, end }, message).label(label);
     d.help = help.map(str::to_string);
-    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
-        .with_width(100)
-        .with_links(false);
+    let handler = handler();
     let (src, span) = excerpt(path, text, start, end.max(start));
     let shown = Shown { d: &d, src, span };
     let mut buf = String::new();
     handler.render_report(&mut buf, &shown).ok()?;
     Some(buf)
+}
+
+/// How diagnostics and run-time errors are drawn: no colour, 100 columns, no links.
+fn handler() -> GraphicalReportHandler {
+    GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+        .with_width(100)
+        .with_links(false)
 }

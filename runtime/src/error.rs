@@ -198,8 +198,9 @@ impl Error {
 /// A generated resolver's error as it leaves the resolver: located at its statement `at` when it
 /// is a fault of the rules not yet located, then counted as leaving. `sites` is the resolver
 /// (`system.resolver`) on the first line, its file on the second, then one line
-/// `line:col<TAB>citation` per statement (`at` counts them from 0). An `at` past them (no statement that may fail has begun: the resolver's inputs were
-/// being checked) locates nothing: the caller's statement that passed them will.
+/// `line:col<TAB>citation` per statement (`at` counts them from 0). An `at` past them (no
+/// statement that may fail has begun: the resolver's inputs were being checked) locates nothing:
+/// the caller's statement that passed them will.
 #[cold]
 #[inline(never)]
 pub fn leave(e: Error, sites: &str, at: usize) -> Error {

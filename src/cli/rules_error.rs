@@ -3,6 +3,7 @@
 //! and the calls that led there (`docs/dsl.md`, "Run-time errors").
 
 use super::CliError;
+use rulebook_compiler::ir::split_place;
 use rulebook_runtime as rt;
 use std::io::Write;
 
@@ -15,7 +16,7 @@ pub fn describe(e: &rt::Error) -> String {
     let cause = e.cause().to_string();
     let label = format!("raised here, in {} [{}]", place.resolver, place.cite);
     let help = (place.calls.len() > 1).then(|| format!("the calls that led here: {}", chain(place)));
-    let snippet = split_at(&place.at).and_then(|(path, line, col)| {
+    let snippet = split_place(&place.at).and_then(|(path, line, col)| {
         let text = source_text(path)?;
         rulebook_compiler::render::render_at(&cause, path, &text, line, col, &label, help.as_deref())
     });
@@ -39,7 +40,7 @@ pub fn json(e: &rt::Error) -> serde_json::Value {
     if let Some(place) = e.place() {
         doc["resolver"] = place.resolver.clone().into();
         doc["at"] = place.at.clone().into();
-        if let Some((file, line, column)) = split_at(&place.at) {
+        if let Some((file, line, column)) = split_place(&place.at) {
             doc["file"] = file.into();
             doc["line"] = line.into();
             doc["column"] = column.into();
@@ -70,14 +71,6 @@ fn chain(place: &rt::RulePlace) -> String {
     place.calls.iter().rev().map(String::as_str).collect::<Vec<_>>().join(" → ")
 }
 
-/// `path:line:col` taken apart (a path may hold `:` itself).
-fn split_at(at: &str) -> Option<(&str, usize, usize)> {
-    let mut parts = at.rsplitn(3, ':');
-    let col = parts.next()?.parse().ok()?;
-    let line = parts.next()?.parse().ok()?;
-    Some((parts.next()?, line, col))
-}
-
 /// The text of a rules file: built in (`rules-src/…`), else read from where `--rules` found it.
 fn source_text(path: &str) -> Option<String> {
     if let Some(rel) = path.strip_prefix("rules-src/") {
@@ -86,15 +79,4 @@ fn source_text(path: &str) -> Option<String> {
         }
     }
     std::fs::read_to_string(path).ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_place_is_taken_apart_from_the_right() {
-        assert_eq!(split_at("c:/rules/a.rules:12:5"), Some(("c:/rules/a.rules", 12, 5)));
-        assert_eq!(split_at("a.rules:x:5"), None);
-    }
 }

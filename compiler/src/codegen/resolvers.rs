@@ -359,11 +359,14 @@ impl<'a> Gen<'a> {
     /// `line:col<TAB>citation` per statement.
     fn sites_table(&self, r: &ResolverDef) -> String {
         let sites = self.sites.borrow();
-        let file = sites.first().and_then(|(at, _)| split_place(at)).map_or("", |(f, _)| f);
+        let file = sites
+            .first()
+            .and_then(|(at, _)| crate::ir::split_place(at))
+            .map_or("", |(f, _, _)| f);
         let mut text = format!("{}.{}\n{file}", self.sys.name, r.name);
         for (at, cite) in sites.iter() {
-            let lc = split_place(at).map_or(at.as_str(), |(_, lc)| lc);
-            text.push_str(&format!("\n{lc}\t{cite}"));
+            let (_, line, col) = crate::ir::split_place(at).unwrap_or(("", 0, 0));
+            text.push_str(&format!("\n{line}:{col}\t{cite}"));
         }
         format!("static {}: &str = {};\n", self.sites_name(r), lit(&text))
     }
@@ -567,13 +570,4 @@ impl<'a> Gen<'a> {
             lit(&r.name)
         )
     }
-}
-
-/// `path:line:col` as the path and `line:col`.
-fn split_place(at: &str) -> Option<(&str, &str)> {
-    let mut parts = at.rsplitn(3, ':');
-    let (col, line) = (parts.next()?, parts.next()?);
-    let path = parts.next()?;
-    let _ = (col, line);
-    Some((path, &at[path.len() + 1..]))
 }

@@ -65,3 +65,23 @@ pub fn stmt_sites(r: &ResolverDef) -> Vec<(String, String)> {
     });
     out
 }
+
+/// `path:line:col` (a statement's place, `Stmt::at`) taken apart, from the right: a path may hold
+/// `:` itself.
+pub fn split_place(at: &str) -> Option<(&str, usize, usize)> {
+    let mut parts = at.rsplitn(3, ':');
+    let col = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    Some((parts.next()?, line, col))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_place;
+
+    #[test]
+    fn a_place_is_taken_apart_from_the_right() {
+        assert_eq!(split_place("c:/rules/a.rules:12:5"), Some(("c:/rules/a.rules", 12, 5)));
+        assert_eq!(split_place("a.rules:x:5"), None);
+    }
+}
