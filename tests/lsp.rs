@@ -82,6 +82,13 @@ impl Editor {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
+    /// The text of the hover at `line`, `character` of `uri` (empty when there is none).
+    fn hover(&mut self, uri: &str, line: u32, character: u32, notes: &mut Vec<Value>) -> String {
+        let params = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+        let h = self.request("textDocument/hover", params, notes);
+        h["result"]["contents"]["value"].as_str().unwrap_or_default().to_string()
+    }
+
     /// The diagnostics published next for `uri`.
     fn diagnostics_for(&mut self, uri: &str, notes: &mut Vec<Value>) -> Vec<Value> {
         if let Some(i) = notes.iter().position(|n| n["params"]["uri"] == uri) {
@@ -162,32 +169,21 @@ fn an_editor_session_over_json_rpc() {
         clean = ed.diagnostics_for(&fire, &mut notes);
     }
 
-    // Hover on the table named in fire.rules: its kind, title and citation.
+    // Hover on the table named in fire.rules: its kind, title, citation and columns.
     let at = json!({"textDocument": {"uri": fire}, "position": {"line": 1, "character": 16}});
-    let h = ed.request("textDocument/hover", at.clone(), &mut notes);
     assert_eq!(
-        h["result"]["contents"]["value"], "**table** `weapons`: Weapons [1.2]\n\n```rules\ndamage: int\n```",
-        "{h}"
+        ed.hover(&fire, 1, 16, &mut notes),
+        "**table** `weapons`: Weapons [1.2]\n\n```rules\ndamage: int\n```"
     );
     // On the resolver: its inputs and outputs.
-    let h = ed.request(
-        "textDocument/hover",
-        json!({"textDocument": {"uri": fire}, "position": {"line": 0, "character": 10}}),
-        &mut notes,
-    );
     assert_eq!(
-        h["result"]["contents"]["value"], "**resolver** `fire`: Fire a weapon [2.1]\n\n```rules\nin weapon: weapons\nout damage: int\n```",
-        "{h}"
+        ed.hover(&fire, 0, 10, &mut notes),
+        "**resolver** `fire`: Fire a weapon [2.1]\n\n```rules\nin weapon: weapons\nout damage: int\n```"
     );
     // On a key in quotes (any case): its row.
-    let k = ed.request(
-        "textDocument/hover",
-        json!({"textDocument": {"uri": weapons}, "position": {"line": 3, "character": 4}}),
-        &mut notes,
-    );
     assert_eq!(
-        k["result"]["contents"]["value"], "**key** `Rifle`: a row of table `weapons` [1.2]\n\n```rules\n\"Rifle\"  | 3\n```",
-        "{k}"
+        ed.hover(&weapons, 3, 4, &mut notes),
+        "**key** `Rifle`: a row of table `weapons` [1.2]\n\n```rules\n\"Rifle\"  | 3\n```"
     );
     // Go to definition: the table's name in weapons.rules.
     let d = ed.request("textDocument/definition", at, &mut notes);
