@@ -12,6 +12,8 @@ pub mod check;
 pub mod codegen;
 pub mod diag;
 pub mod driver;
+pub mod fmt;
 pub mod ir;
 pub mod parse;
 pub mod render;
+pub mod syntax;

@@ -7,6 +7,7 @@ mod chart_file;
 mod check;
 mod diff;
 mod diff_all;
+mod format;
 mod inputs;
 mod list;
 mod lsp;
@@ -101,6 +102,21 @@ Examples:
 Exit status 0 when the rules are clean (warnings allowed), 1 when there are errors. Each
 diagnostic names file:line:col, shows the line with a caret and says how to fix it.")]
     Check(CheckArgs),
+    /// Lay rules files out in the one layout: aligned table columns, one statement a line
+    #[command(after_help = "\
+Examples:
+  rulebook fmt                      every *.rules file under rules-src/, in place
+  rulebook fmt --check              change nothing; show a diff of each file that would change
+  rulebook fmt my-rules/fire.rules
+  rulebook fmt --stdin < fire.rules
+
+The layout: two spaces a level, a continuation line one level in (or one for each bracket still
+open there, and one more in the condition of an if, for or match), one space between tokens (none inside brackets, before , : . ? or the
+( of a call), table cells in columns with numbers to the right, comments where they were, those at
+line ends lined up. Line breaks inside a statement stay where the author put them. Formatting
+never changes meaning, and formatting twice changes nothing. Exit status 1 when --check finds a
+file to change or a file does not parse (its errors are shown; it is left as it was).")]
+    Fmt(format::FmtArgs),
     /// Run many seeded games of a multi-round procedure (e.g. a battle) and report probabilities
     #[command(after_help = "\
 Examples:
@@ -491,6 +507,7 @@ where
         Command::Diff(a) => diff::run(&a, out),
         Command::Export(a) => export(&a, out),
         Command::Lsp(a) => lsp::run(a.rules.as_deref()),
+        Command::Fmt(a) => format::run(&a, out, err),
         Command::Sim(a) => with_rules(systems, &a.rules, |s| sim::run(s, &a, out, err)),
     };
     let flushed = out.flush().map_err(CliError::from);

@@ -29,6 +29,12 @@ pub use literals::parse_decimal;
 #[grammar = "../../grammar/rules.pest"]
 struct RulesParser;
 
+/// The grammar's parse of a file that `parse_file` accepted (it refuses what is too large or too
+/// deep first): the lossless tree (`syntax`) is built from it.
+pub(crate) fn pairs(src: &str) -> Option<pest::iterators::Pair<'_, Rule>> {
+    RulesParser::parse(Rule::file, src).ok().and_then(|mut p| p.next())
+}
+
 /// Largest rules file accepted, in bytes.
 pub const MAX_FILE_BYTES: usize = 1 << 20;
 /// Deepest bracket nesting accepted. pest recurses on the machine stack, so hostile nesting must be
