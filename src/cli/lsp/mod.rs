@@ -214,7 +214,7 @@ fn result(world: &mut World, req: Request) -> Result<Value, Refusal> {
             let p: lsp_types::RenameParams = params(req.params)?;
             let at = &p.text_document_position;
             let (a, path) = (world.analysis(), in_folder(&at.text_document.uri)?);
-            json(rename::rename(&a, &path, at.position, &p.new_name)?)
+            rename::rename(&a, &path, at.position, &p.new_name)
         }
         other => Err((ErrorCode::MethodNotFound, format!("`{other}` is not answered by this server"))),
     }

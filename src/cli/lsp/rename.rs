@@ -9,7 +9,7 @@ use super::refs::{Occurrence, Target};
 use super::text::{offset_of, range, uri_of, word_at};
 use super::world::{diagnostics_of, Analysis};
 use lsp_server::ErrorCode;
-use lsp_types::{Location, Position, PrepareRenameResponse, TextEdit, WorkspaceEdit};
+use lsp_types::{Location, Position, PrepareRenameResponse, TextEdit};
 use rulebook_compiler::parse::KEYWORDS;
 use std::path::Path;
 
@@ -82,8 +82,9 @@ pub fn bad_name(name: &str) -> Option<String> {
         .then(|| format!("`{name}` is a keyword of the rules language and cannot be a name"))
 }
 
-/// The edit that renames what the name at `pos` names, in every file of its system.
-pub fn rename(a: &Analysis, path: &Path, pos: Position, new_name: &str) -> Result<WorkspaceEdit, Refusal> {
+/// The edit that renames what the name at `pos` names, in every file of its system: a
+/// `WorkspaceEdit` whose `changes` are keyed by file URI, in the order of the paths.
+pub fn rename(a: &Analysis, path: &Path, pos: Position, new_name: &str) -> Result<serde_json::Value, Refusal> {
     if let Some(why) = bad_name(new_name) {
         return Err((ErrorCode::InvalidParams, why));
     }
@@ -109,17 +110,16 @@ pub fn rename(a: &Analysis, path: &Path, pos: Position, new_name: &str) -> Resul
     let mut changes = std::collections::BTreeMap::new();
     for (file, span) in &spans {
         let (Some(p), Some(text)) = (a.paths.get(*file), a.texts.get(*file)) else { continue };
-        let Some(uri) = uri_of(p) else { continue };
+        let Some(uri) = uri_of(p).map(|u| u.as_str().to_string()) else { continue };
         let edit = TextEdit {
             range: range(text, *span),
             new_text: new_name.to_string(),
         };
         changes.entry(uri).or_insert_with(Vec::new).push(edit);
     }
-    Ok(WorkspaceEdit {
-        changes: Some(changes.into_iter().collect()),
-        ..Default::default()
-    })
+    // Built as JSON from the ordered map: a `WorkspaceEdit`'s own map has no order.
+    let changes = serde_json::to_value(changes).map_err(|e| (ErrorCode::InternalError, e.to_string()))?;
+    Ok(serde_json::json!({ "changes": changes }))
 }
 
 /// The first error the renamed folder has that the folder as it is has not, if any.
