@@ -565,3 +565,239 @@ fn rename_across_files_leaves_a_folder_that_checks_clean() {
     ed.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The completion items at `line`, `character` of `uri`: label, kind and detail.
+fn completion(ed: &mut Editor, uri: &str, line: u32, character: u32) -> Vec<(String, u64, String)> {
+    let r = ed.ask("textDocument/completion", at(uri, line, character));
+    let items = r["result"].as_array().unwrap_or_else(|| panic!("{r}"));
+    items
+        .iter()
+        .map(|i| {
+            let s = |k: &str| i[k].as_str().unwrap_or_default().to_string();
+            (s("label"), i["kind"].as_u64().unwrap_or(0), s("detail"))
+        })
+        .collect()
+}
+
+fn items(list: &[(&str, u64, &str)]) -> Vec<(String, u64, String)> {
+    list.iter().map(|(l, k, d)| (l.to_string(), *k, d.to_string())).collect()
+}
+
+// CompletionItemKind numbers.
+const FIELD: u64 = 5;
+const VARIABLE: u64 = 6;
+const VALUE: u64 = 12;
+const ENUM: u64 = 13;
+const ENUM_MEMBER: u64 = 20;
+
+#[test]
+fn completion_knows_where_it_is_in_half_typed_text() {
+    let (dir, [_, _, fight]) = arena("complete");
+    let mut ed = Editor::ready(&dir);
+    ed.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": fight, "languageId": "rules", "version": 1, "text": ARENA_FIGHT}}),
+    );
+    // Each case: a line typed after line 6 of fight.rules (the text does not parse), the cursor
+    // at its end, and what completes there.
+    let typed = |line: &str| {
+        let mut lines: Vec<&str> = ARENA_FIGHT.split('\n').collect();
+        lines.insert(7, line);
+        lines.join("\n")
+    };
+    let cases: Vec<(&str, Vec<(&str, u64, &str)>)> = vec![
+        // A record's fields, with their types.
+        ("  let z = who.", vec![("name", FIELD, "text"), ("skill", FIELD, "int"), ("pose", FIELD, "stance")]),
+        // A table's row: its key and its columns.
+        ("  let z = blade.", vec![("name", FIELD, "key of `blades`"), ("damage", FIELD, "int"), ("reach", FIELD, "stance")]),
+        // Half a field typed: the same list (the editor filters).
+        ("  let z = blade.da", vec![("name", FIELD, "key of `blades`"), ("damage", FIELD, "int"), ("reach", FIELD, "stance")]),
+        // An enum's name, a dot: its variants.
+        (
+            "  let z = stance.",
+            vec![("open", ENUM_MEMBER, "variant of `stance`"), ("covered", ENUM_MEMBER, "variant of `stance`"), ("prone", ENUM_MEMBER, "Lying down")],
+        ),
+        ("  let z = in.", vec![("who", VARIABLE, "input: fighter"), ("blade", VARIABLE, "input: blades")]),
+        ("  let z = option ", vec![("cover_rule", VALUE, "option: Cover")]),
+        // Compared with a value of an enum: its variants.
+        (
+            "  let z = who.pose == ",
+            vec![("open", ENUM_MEMBER, "variant of `stance`"), ("covered", ENUM_MEMBER, "variant of `stance`"), ("prone", ENUM_MEMBER, "Lying down")],
+        ),
+        (
+            "  let z = pose != pr",
+            vec![("open", ENUM_MEMBER, "variant of `stance`"), ("covered", ENUM_MEMBER, "variant of `stance`"), ("prone", ENUM_MEMBER, "Lying down")],
+        ),
+        // In quotes after a table's name: its keys.
+        ("  let z = blades(\"Sp", vec![("Short Sword", VALUE, "a row of table `blades`"), ("Spear", VALUE, "a row of table `blades`")]),
+        // A local of unknown type: nothing rather than a guess.
+        ("  let z = nothing_here.", vec![]),
+    ];
+    for (line, want) in cases {
+        ed.edit(&fight, &typed(line));
+        let got = completion(&mut ed, &fight, 7, line.len() as u32);
+        assert_eq!(got, items(&want), "after `{line}`");
+    }
+    // Between the arms of a `match` on an enum: its variants.
+    ed.edit(&fight, &ARENA_FIGHT.replace("    _ => {", "    \n    _ => {"));
+    let arms = completion(&mut ed, &fight, 14, 4);
+    assert_eq!(arms.iter().map(|i| i.0.as_str()).collect::<Vec<_>>(), ["open", "covered", "prone"]);
+    // Elsewhere in a resolver: the locals declared above (nearest first), the inputs and outputs,
+    // then the system's names and the language's words.
+    ed.edit(&fight, &typed("  let z = "));
+    let scope = completion(&mut ed, &fight, 7, 10);
+    assert_eq!(
+        scope[..8].to_vec(),
+        items(&[
+            ("total", VARIABLE, "int"),
+            ("attack", VARIABLE, "int"),
+            ("who", VARIABLE, "input: fighter"),
+            ("blade", VARIABLE, "input: blades"),
+            ("hits", VARIABLE, "output: int"),
+            ("pose", VARIABLE, "output: stance"),
+            ("strike", 3, "resolver: Strike"),
+            ("duel", 3, "resolver: Duel"),
+        ])
+    );
+    assert!(scope.contains(&("stance".into(), ENUM, "enum: Stance".into())), "{scope:?}");
+    assert!(scope.contains(&("bonus".into(), 21, "const: Aim bonus".into())), "{scope:?}");
+    assert!(scope.iter().any(|i| i.0 == "roll" && i.1 == 14), "{scope:?}");
+    // The outcome of a call: its outputs; a local's type from the checked program.
+    ed.edit(&fight, &ARENA_FIGHT.replace("  set first = r.hits", "  let q = r.\n  set first = r.hits"));
+    assert_eq!(completion(&mut ed, &fight, 26, 12), items(&[("hits", FIELD, "int"), ("pose", FIELD, "stance")]));
+    // Text that never parsed, the cursor past the end: an answer, not a crash.
+    for text in ["resolver x \"X\" [1] {\n  let a = b.", "\"unclosed", "{{{{", ""] {
+        ed.edit(&fight, text);
+        for (line, character) in [(0, 0), (1, 12), (40, 99)] {
+            let r = ed.ask("textDocument/completion", at(&fight, line, character));
+            assert!(r["result"].is_array() || r["result"].is_null(), "{text:?} {line}:{character}: {r}");
+        }
+    }
+    ed.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hover_on_dice_gives_their_exact_odds() {
+    let (dir, [_, _, fight]) = arena("dice");
+    let mut ed = Editor::ready(&dir);
+    let mut notes = Vec::new();
+    let two_d6 = ed.hover(&fight, 5, 17, &mut notes);
+    assert_eq!(
+        two_d6,
+        "**2d6**: mean 7 ≈ 7.00\n\n| total | chance | % |\n|---:|---:|---:|\n\
+         | 2 | 1/36 | 2.78 |\n| 3 | 1/18 | 5.56 |\n| 4 | 1/12 | 8.33 |\n| 5 | 1/9 | 11.11 |\n\
+         | 6 | 5/36 | 13.89 |\n| 7 | 1/6 | 16.67 |\n| 8 | 5/36 | 13.89 |\n| 9 | 1/9 | 11.11 |\n\
+         | 10 | 1/12 | 8.33 |\n| 11 | 1/18 | 5.56 |\n| 12 | 1/36 | 2.78 |\n"
+    );
+    let keep = ed.hover(&fight, 22, 20, &mut notes);
+    assert!(keep.starts_with("**3d6 keep highest 2**: mean 203/24 ≈ 8.46\n"), "{keep}");
+    assert!(keep.contains("\n| 2 | 1/216 | 0.46 |\n") && keep.contains("\n| 12 | 2/27 | 7.41 |\n"), "{keep}");
+    assert_eq!(keep.lines().filter(|l| l.starts_with("| ")).count(), 12, "{keep}");
+    let explode = ed.hover(&fight, 23, 16, &mut notes);
+    assert!(explode.starts_with("**1d10 explode 10**: mean 122222222221/20000000000 ≈ 6.11\n"), "{explode}");
+    assert!(explode.contains("\n| 9 | 1/10 | 10.00 |\n| 11 | 1/100 | 1.00 |\n"), "{explode}");
+    assert!(!explode.contains("\n| 10 |"), "a 10 explodes: {explode}");
+    // A count that depends on an input: said, not guessed.
+    let volley = ed.hover(&fight, 32, 15, &mut notes);
+    assert_eq!(
+        volley,
+        "**(shots)d6**: the number of dice is computed from values the rules get; its odds depend on the inputs (`rulebook odds` gives them for given inputs)"
+    );
+    // Next to the dice, the name hover as before.
+    assert_eq!(ed.hover(&fight, 5, 8, &mut notes), "");
+    assert!(ed.hover(&fight, 6, 37, &mut notes).starts_with("**const** `bonus`: Aim bonus [1.3]"));
+    ed.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn malformed_requests_get_errors_and_the_server_goes_on() {
+    let (dir, [system, _, fight]) = arena("robust");
+    let mut ed = Editor::ready(&dir);
+    let outside = "file:///nowhere/else/x.rules";
+    for method in [
+        "textDocument/hover",
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/prepareRename",
+        "textDocument/rename",
+        "textDocument/completion",
+        "textDocument/documentSymbol",
+    ] {
+        // Parameters of the wrong shape: InvalidParams.
+        for bad in [json!({"nonsense": 1}), json!([1, 2]), json!("text"), json!(null), json!({"textDocument": {"uri": 7}})] {
+            let r = ed.ask(method, bad.clone());
+            assert_eq!(r["error"]["code"], json!(-32602), "{method} {bad}: {r}");
+        }
+        // Past the end of the file, or a file outside the folder: an empty answer or an error.
+        for (uri, line, character) in [(fight.as_str(), 500, 0), (fight.as_str(), 3, 4000), (outside, 0, 0), ("untitled:Untitled-1", 0, 0)] {
+            let mut params = at(uri, line, character);
+            params["context"] = json!({"includeDeclaration": true});
+            params["newName"] = json!("fine");
+            let r = ed.ask(method, params);
+            let empty = r["result"].is_null() || r["result"] == json!([]);
+            let refused = matches!(r["error"]["code"].as_i64(), Some(-32602 | -32803));
+            let any = matches!(method, "textDocument/completion" | "textDocument/documentSymbol") && r["error"].is_null();
+            assert!(empty || refused || any, "{method} {uri} {line}:{character}: {r}");
+        }
+    }
+    let unknown = ed.ask("textDocument/frobnicate", json!({}));
+    assert_eq!(unknown["error"]["code"], json!(-32601), "{unknown}");
+    // Notifications of the wrong shape are ignored.
+    ed.notify("textDocument/didChange", json!({"textDocument": 3}));
+    ed.notify("textDocument/didOpen", json!(null));
+    // Half-typed text in every file: requests are answered.
+    for text in ["resolver strike \"S\" [1] {\n  let a = who.", "enum stance {", "\u{0}\u{7f}{{{{", "\"\"\"\"\"", ""] {
+        ed.edit(&fight, text);
+        ed.edit(&system, text);
+        for method in ["textDocument/references", "textDocument/hover", "textDocument/definition"] {
+            let mut params = at(&fight, 1, 12);
+            params["context"] = json!({"includeDeclaration": true});
+            let r = ed.ask(method, params);
+            assert!(r["error"].is_null(), "{method} on {text:?}: {r}");
+        }
+        let mut params = at(&fight, 0, 10);
+        params["newName"] = json!("fine");
+        let r = ed.ask("textDocument/rename", params);
+        assert!(r["result"].is_object() || r["error"]["code"] == json!(-32803), "{text:?}: {r}");
+    }
+    // The folder back as it was: the server still answers right.
+    ed.edit(&fight, ARENA_FIGHT);
+    ed.edit(&system, ARENA_SYSTEM);
+    assert_eq!(references(&mut ed, &fight, 24, 12, true).len(), 2);
+    ed.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Time a references and a rename request on the Striker rules (run with `--nocapture` to see).
+#[test]
+fn references_and_rename_on_the_striker_rules_are_quick_enough() {
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules-src");
+    let file = rules.join("striker/battlefield_detection.rules");
+    let u = uri(&file);
+    let mut ed = Editor::ready(&rules);
+    let time = |ed: &mut Editor, method: &str, params: Value| {
+        let start = std::time::Instant::now();
+        let r = ed.ask(method, params);
+        (r, start.elapsed())
+    };
+    // The variant `clear` of `battlefield_weather` (line 16); the first request analyses the folder.
+    let mut params = at(&u, 15, 3);
+    params["context"] = json!({"includeDeclaration": true});
+    let (first, cold) = time(&mut ed, "textDocument/references", params.clone());
+    let (again, warm) = time(&mut ed, "textDocument/references", params);
+    assert_eq!(first["result"], again["result"]);
+    let found = first["result"].as_array().unwrap().len();
+    assert!(found > 5, "{first}");
+    let mut params = at(&u, 14, 8);
+    params["newName"] = json!("weather_kind");
+    let (renamed, rename_time) = time(&mut ed, "textDocument/rename", params);
+    let edits: usize = renamed["result"]["changes"].as_object().unwrap().values().map(|e| e.as_array().unwrap().len()).sum();
+    assert!(edits > 5, "{renamed}");
+    eprintln!(
+        "striker (this build): references {cold:?} the first time (analysis of the folder), {warm:?} again ({found} places); \
+         rename {rename_time:?} ({edits} edits, checked before and after)"
+    );
+    ed.close();
+}

@@ -128,6 +128,7 @@ fn changed(world: &mut World, n: Notification) -> bool {
             // Full sync: the last change is the whole text.
             Ok(p) => match (path_of(&p.text_document.uri), p.content_changes.into_iter().last()) {
                 (Some(path), Some(c)) => {
+                    world.before_change(&path);
                     world.open.insert(path, c.text);
                     true
                 }

@@ -91,6 +91,14 @@ impl World {
         a
     }
 
+    /// Before a document changes: when no analysis of it parsed yet, analyse it as it is, so that
+    /// completion in the half-typed text to come has names to offer.
+    pub fn before_change(&mut self, path: &Path) {
+        if !self.good.contains_key(path) {
+            self.analysis();
+        }
+    }
+
     /// The last analysis in which the file at `path` parsed (maybe the one of now).
     pub fn last_parsed(&mut self, path: &Path) -> Option<Rc<Analysis>> {
         self.analysis();
