@@ -378,9 +378,16 @@ fn references(ed: &mut Editor, uri: &str, line: u32, character: u32, with_decl: 
 fn references_across_the_files_of_a_system() {
     let (dir, [system, gear, fight]) = arena("refs");
     let mut ed = Editor::ready(&dir);
-    let cases: Vec<(&str, &str, u32, u32, Vec<(&str, u64, u64, u64)>)> = vec![
+    type Case<'a> = (&'a str, &'a str, u32, u32, Vec<(&'a str, u64, u64, u64)>);
+    let cases: Vec<Case> = vec![
         // A record, from a use: its two uses as a type and its declaration.
-        ("fighter", fight.as_str(), 20, 10, vec![("fight.rules", 1, 10, 17), ("fight.rules", 20, 8, 15), ("system.rules", 5, 7, 14)]),
+        (
+            "fighter",
+            fight.as_str(),
+            20,
+            10,
+            vec![("fight.rules", 1, 10, 17), ("fight.rules", 20, 8, 15), ("system.rules", 5, 7, 14)],
+        ),
         // A record's field: `who.skill`, `with (skill: ...)`, `a.skill`, `again.skill`.
         (
             "skill",
@@ -401,7 +408,12 @@ fn references_across_the_files_of_a_system() {
             fight.as_str(),
             12,
             13,
-            vec![("fight.rules", 7, 31, 35), ("fight.rules", 12, 12, 16), ("fight.rules", 14, 26, 30), ("system.rules", 8, 2, 6)],
+            vec![
+                ("fight.rules", 7, 31, 35),
+                ("fight.rules", 12, 12, 16),
+                ("fight.rules", 14, 26, 30),
+                ("system.rules", 8, 2, 6),
+            ],
         ),
         // An enum: as a type of an output, a column and a field, and naming a variant.
         (
@@ -418,17 +430,71 @@ fn references_across_the_files_of_a_system() {
             ],
         ),
         // Variants: compared, in a table's cell, as a match arm, named with their enum.
-        ("covered", system.as_str(), 2, 36, vec![("fight.rules", 7, 39, 46), ("gear.rules", 4, 22, 29), ("system.rules", 2, 35, 42)]),
-        ("prone", fight.as_str(), 13, 5, vec![("fight.rules", 13, 4, 9), ("system.rules", 2, 44, 49)]),
-        ("open", fight.as_str(), 13, 34, vec![("fight.rules", 13, 33, 37), ("gear.rules", 3, 22, 26), ("system.rules", 2, 29, 33)]),
+        (
+            "covered",
+            system.as_str(),
+            2,
+            36,
+            vec![("fight.rules", 7, 39, 46), ("gear.rules", 4, 22, 29), ("system.rules", 2, 35, 42)],
+        ),
+        (
+            "prone",
+            fight.as_str(),
+            13,
+            5,
+            vec![("fight.rules", 13, 4, 9), ("system.rules", 2, 44, 49)],
+        ),
+        (
+            "open",
+            fight.as_str(),
+            13,
+            34,
+            vec![("fight.rules", 13, 33, 37), ("gear.rules", 3, 22, 26), ("system.rules", 2, 29, 33)],
+        ),
         // A constant, also inside a `require` message's `{bonus}`.
-        ("bonus", system.as_str(), 4, 7, vec![("fight.rules", 6, 35, 40), ("fight.rules", 16, 40, 45), ("system.rules", 4, 6, 11)]),
-        ("cover_rule", fight.as_str(), 7, 15, vec![("fight.rules", 7, 12, 22), ("system.rules", 1, 7, 17)]),
-        ("score", system.as_str(), 7, 10, vec![("system.rules", 3, 5, 10), ("system.rules", 7, 9, 14)]),
+        (
+            "bonus",
+            system.as_str(),
+            4,
+            7,
+            vec![("fight.rules", 6, 35, 40), ("fight.rules", 16, 40, 45), ("system.rules", 4, 6, 11)],
+        ),
+        (
+            "cover_rule",
+            fight.as_str(),
+            7,
+            15,
+            vec![("fight.rules", 7, 12, 22), ("system.rules", 1, 7, 17)],
+        ),
+        (
+            "score",
+            system.as_str(),
+            7,
+            10,
+            vec![("system.rules", 3, 5, 10), ("system.rules", 7, 9, 14)],
+        ),
         // A table: as a type and looked up.
-        ("blades", gear.as_str(), 0, 7, vec![("fight.rules", 2, 12, 18), ("fight.rules", 24, 33, 39), ("gear.rules", 0, 6, 12)]),
-        ("damage", fight.as_str(), 8, 22, vec![("fight.rules", 8, 21, 27), ("fight.rules", 10, 21, 27), ("gear.rules", 2, 10, 16)]),
-        ("strike", fight.as_str(), 24, 12, vec![("fight.rules", 0, 9, 15), ("fight.rules", 24, 11, 17)]),
+        (
+            "blades",
+            gear.as_str(),
+            0,
+            7,
+            vec![("fight.rules", 2, 12, 18), ("fight.rules", 24, 33, 39), ("gear.rules", 0, 6, 12)],
+        ),
+        (
+            "damage",
+            fight.as_str(),
+            8,
+            22,
+            vec![("fight.rules", 8, 21, 27), ("fight.rules", 10, 21, 27), ("gear.rules", 2, 10, 16)],
+        ),
+        (
+            "strike",
+            fight.as_str(),
+            24,
+            12,
+            vec![("fight.rules", 0, 9, 15), ("fight.rules", 24, 11, 17)],
+        ),
     ];
     for (name, uri, line, character, want) in cases {
         let all = references(&mut ed, uri, line, character, true);
@@ -440,7 +506,11 @@ fn references_across_the_files_of_a_system() {
     // A column no rule reads: its declaration only. A local, a keyword, a number: nothing.
     assert_eq!(references(&mut ed, &gear, 2, 25, true), places(&[("gear.rules", 2, 23, 28)]));
     for (line, character) in [(6, 7), (0, 3), (5, 17), (99, 0)] {
-        assert_eq!(references(&mut ed, &fight, line, character, true), Vec::<Place>::new(), "{line}:{character}");
+        assert_eq!(
+            references(&mut ed, &fight, line, character, true),
+            Vec::<Place>::new(),
+            "{line}:{character}"
+        );
     }
     // The open document's unsaved text wins over the disk's: a new use is found.
     let edited = ARENA_FIGHT.replace("  set sum = v [3.7]", "  set sum = v + bonus [3.7]");
@@ -462,7 +532,13 @@ fn apply(text: &str, edits: &[Value]) -> String {
     };
     let mut spans: Vec<(usize, usize, &str)> = edits
         .iter()
-        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap()))
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap(),
+            )
+        })
         .collect();
     spans.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = text.to_string();
@@ -494,10 +570,28 @@ fn rename_across_files_leaves_a_folder_that_checks_clean() {
     // A field, a variant, a table, an enum, a constant, an option, a type, a resolver, a record:
     // each renamed in every file that names it; the edited folder checks clean after each.
     let renames = [
-        (fight.as_str(), 6u32, 29u32, "talent", vec![("fight.rules", 4usize), ("system.rules", 1)]),
-        (system.as_str(), 2, 36, "sheltered", vec![("fight.rules", 1), ("gear.rules", 1), ("system.rules", 1)]),
+        (
+            fight.as_str(),
+            6u32,
+            29u32,
+            "talent",
+            vec![("fight.rules", 4usize), ("system.rules", 1)],
+        ),
+        (
+            system.as_str(),
+            2,
+            36,
+            "sheltered",
+            vec![("fight.rules", 1), ("gear.rules", 1), ("system.rules", 1)],
+        ),
         (gear.as_str(), 0, 7, "swords", vec![("fight.rules", 2), ("gear.rules", 1)]),
-        (fight.as_str(), 4, 14, "posture", vec![("fight.rules", 2), ("gear.rules", 1), ("system.rules", 2)]),
+        (
+            fight.as_str(),
+            4,
+            14,
+            "posture",
+            vec![("fight.rules", 2), ("gear.rules", 1), ("system.rules", 2)],
+        ),
         (system.as_str(), 4, 7, "aim", vec![("fight.rules", 2), ("system.rules", 1)]),
         (fight.as_str(), 7, 15, "use_cover", vec![("fight.rules", 1), ("system.rules", 1)]),
         (system.as_str(), 3, 6, "rating", vec![("system.rules", 2)]),
@@ -529,7 +623,12 @@ fn rename_across_files_leaves_a_folder_that_checks_clean() {
         ed.request("textDocument/hover", at(fight, 0, 0), &mut notes);
         for u in &uris {
             let last = notes.iter().rev().find(|n| n["params"]["uri"] == json!(u)).unwrap();
-            assert_eq!(last["params"]["diagnostics"], json!([]), "after `{new_name}`, {u}:\n{}", texts.join("\n"));
+            assert_eq!(
+                last["params"]["diagnostics"],
+                json!([]),
+                "after `{new_name}`, {u}:\n{}",
+                texts.join("\n")
+            );
         }
     }
     assert!(texts[2].contains("who.talent + aim"), "{}", texts[2]);
@@ -538,7 +637,12 @@ fn rename_across_files_leaves_a_folder_that_checks_clean() {
     assert!(texts[2].contains("\"never below {aim}\""), "{}", texts[2]);
 
     // Refused: a new name that is no name, or a keyword (InvalidParams) ...
-    for (new_name, says) in [("9lives", "is not a name of the rules language"), ("let", "is a keyword"), ("a-b", "is not a name"), ("", "is not a name")] {
+    for (new_name, says) in [
+        ("9lives", "is not a name of the rules language"),
+        ("let", "is a keyword"),
+        ("a-b", "is not a name"),
+        ("", "is not a name"),
+    ] {
         let mut params = at(fight, 6, 29);
         params["newName"] = json!(new_name);
         let r = ed.ask("textDocument/rename", params);
@@ -550,9 +654,20 @@ fn rename_across_files_leaves_a_folder_that_checks_clean() {
     params["newName"] = json!("posture");
     let r = ed.ask("textDocument/rename", params);
     assert_eq!(r["error"]["code"], json!(-32803), "{r}");
-    assert!(r["error"]["message"].as_str().unwrap().starts_with("renaming `champion` to `posture` would not check"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("renaming `champion` to `posture` would not check"),
+        "{r}"
+    );
     // ... and what is not a declaration's name: a keyword, a number, a string, a local.
-    for (line, character, says) in [(0, 3, "`resolver` is a keyword"), (5, 17, "`2d6` is a number"), (16, 30, "is inside a string"), (6, 7, "`total` is not a declaration's name")] {
+    for (line, character, says) in [
+        (0, 3, "`resolver` is a keyword"),
+        (5, 17, "`2d6` is a number"),
+        (16, 30, "is inside a string"),
+        (6, 7, "`total` is not a declaration's name"),
+    ] {
         for method in ["textDocument/prepareRename", "textDocument/rename"] {
             let mut params = at(fight, line, character);
             params["newName"] = json!("fine");
@@ -605,31 +720,70 @@ fn completion_knows_where_it_is_in_half_typed_text() {
         lines.insert(7, line);
         lines.join("\n")
     };
-    let cases: Vec<(&str, Vec<(&str, u64, &str)>)> = vec![
+    type Case<'a> = (&'a str, Vec<(&'a str, u64, &'a str)>);
+    let cases: Vec<Case> = vec![
         // A record's fields, with their types.
-        ("  let z = who.", vec![("name", FIELD, "text"), ("skill", FIELD, "int"), ("pose", FIELD, "stance")]),
+        (
+            "  let z = who.",
+            vec![("name", FIELD, "text"), ("skill", FIELD, "int"), ("pose", FIELD, "stance")],
+        ),
         // A table's row: its key and its columns.
-        ("  let z = blade.", vec![("name", FIELD, "key of `blades`"), ("damage", FIELD, "int"), ("reach", FIELD, "stance")]),
+        (
+            "  let z = blade.",
+            vec![
+                ("name", FIELD, "key of `blades`"),
+                ("damage", FIELD, "int"),
+                ("reach", FIELD, "stance"),
+            ],
+        ),
         // Half a field typed: the same list (the editor filters).
-        ("  let z = blade.da", vec![("name", FIELD, "key of `blades`"), ("damage", FIELD, "int"), ("reach", FIELD, "stance")]),
+        (
+            "  let z = blade.da",
+            vec![
+                ("name", FIELD, "key of `blades`"),
+                ("damage", FIELD, "int"),
+                ("reach", FIELD, "stance"),
+            ],
+        ),
         // An enum's name, a dot: its variants.
         (
             "  let z = stance.",
-            vec![("open", ENUM_MEMBER, "variant of `stance`"), ("covered", ENUM_MEMBER, "variant of `stance`"), ("prone", ENUM_MEMBER, "Lying down")],
+            vec![
+                ("open", ENUM_MEMBER, "variant of `stance`"),
+                ("covered", ENUM_MEMBER, "variant of `stance`"),
+                ("prone", ENUM_MEMBER, "Lying down"),
+            ],
         ),
-        ("  let z = in.", vec![("who", VARIABLE, "input: fighter"), ("blade", VARIABLE, "input: blades")]),
+        (
+            "  let z = in.",
+            vec![("who", VARIABLE, "input: fighter"), ("blade", VARIABLE, "input: blades")],
+        ),
         ("  let z = option ", vec![("cover_rule", VALUE, "option: Cover")]),
         // Compared with a value of an enum: its variants.
         (
             "  let z = who.pose == ",
-            vec![("open", ENUM_MEMBER, "variant of `stance`"), ("covered", ENUM_MEMBER, "variant of `stance`"), ("prone", ENUM_MEMBER, "Lying down")],
+            vec![
+                ("open", ENUM_MEMBER, "variant of `stance`"),
+                ("covered", ENUM_MEMBER, "variant of `stance`"),
+                ("prone", ENUM_MEMBER, "Lying down"),
+            ],
         ),
         (
             "  let z = pose != pr",
-            vec![("open", ENUM_MEMBER, "variant of `stance`"), ("covered", ENUM_MEMBER, "variant of `stance`"), ("prone", ENUM_MEMBER, "Lying down")],
+            vec![
+                ("open", ENUM_MEMBER, "variant of `stance`"),
+                ("covered", ENUM_MEMBER, "variant of `stance`"),
+                ("prone", ENUM_MEMBER, "Lying down"),
+            ],
         ),
         // In quotes after a table's name: its keys.
-        ("  let z = blades(\"Sp", vec![("Short Sword", VALUE, "a row of table `blades`"), ("Spear", VALUE, "a row of table `blades`")]),
+        (
+            "  let z = blades(\"Sp",
+            vec![
+                ("Short Sword", VALUE, "a row of table `blades`"),
+                ("Spear", VALUE, "a row of table `blades`"),
+            ],
+        ),
         // A local of unknown type: nothing rather than a guess.
         ("  let z = nothing_here.", vec![]),
     ];
@@ -663,8 +817,14 @@ fn completion_knows_where_it_is_in_half_typed_text() {
     assert!(scope.contains(&("bonus".into(), 21, "const: Aim bonus".into())), "{scope:?}");
     assert!(scope.iter().any(|i| i.0 == "roll" && i.1 == 14), "{scope:?}");
     // The outcome of a call: its outputs; a local's type from the checked program.
-    ed.edit(&fight, &ARENA_FIGHT.replace("  set first = r.hits", "  let q = r.\n  set first = r.hits"));
-    assert_eq!(completion(&mut ed, &fight, 26, 12), items(&[("hits", FIELD, "int"), ("pose", FIELD, "stance")]));
+    ed.edit(
+        &fight,
+        &ARENA_FIGHT.replace("  set first = r.hits", "  let q = r.\n  set first = r.hits"),
+    );
+    assert_eq!(
+        completion(&mut ed, &fight, 26, 12),
+        items(&[("hits", FIELD, "int"), ("pose", FIELD, "stance")])
+    );
     // Text that never parsed, the cursor past the end: an answer, not a crash.
     for text in ["resolver x \"X\" [1] {\n  let a = b.", "\"unclosed", "{{{{", ""] {
         ed.edit(&fight, text);
@@ -692,10 +852,16 @@ fn hover_on_dice_gives_their_exact_odds() {
     );
     let keep = ed.hover(&fight, 22, 20, &mut notes);
     assert!(keep.starts_with("**3d6 keep highest 2**: mean 203/24 ≈ 8.46\n"), "{keep}");
-    assert!(keep.contains("\n| 2 | 1/216 | 0.46 |\n") && keep.contains("\n| 12 | 2/27 | 7.41 |\n"), "{keep}");
+    assert!(
+        keep.contains("\n| 2 | 1/216 | 0.46 |\n") && keep.contains("\n| 12 | 2/27 | 7.41 |\n"),
+        "{keep}"
+    );
     assert_eq!(keep.lines().filter(|l| l.starts_with("| ")).count(), 12, "{keep}");
     let explode = ed.hover(&fight, 23, 16, &mut notes);
-    assert!(explode.starts_with("**1d10 explode 10**: mean 122222222221/20000000000 ≈ 6.11\n"), "{explode}");
+    assert!(
+        explode.starts_with("**1d10 explode 10**: mean 122222222221/20000000000 ≈ 6.11\n"),
+        "{explode}"
+    );
     assert!(explode.contains("\n| 9 | 1/10 | 10.00 |\n| 11 | 1/100 | 1.00 |\n"), "{explode}");
     assert!(!explode.contains("\n| 10 |"), "a 10 explodes: {explode}");
     // A count that depends on an input: said, not guessed.
@@ -706,7 +872,9 @@ fn hover_on_dice_gives_their_exact_odds() {
     );
     // Next to the dice, the name hover as before.
     assert_eq!(ed.hover(&fight, 5, 8, &mut notes), "");
-    assert!(ed.hover(&fight, 6, 37, &mut notes).starts_with("**const** `bonus`: Aim bonus [1.3]"));
+    assert!(ed
+        .hover(&fight, 6, 37, &mut notes)
+        .starts_with("**const** `bonus`: Aim bonus [1.3]"));
     ed.close();
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -726,12 +894,23 @@ fn malformed_requests_get_errors_and_the_server_goes_on() {
         "textDocument/documentSymbol",
     ] {
         // Parameters of the wrong shape: InvalidParams.
-        for bad in [json!({"nonsense": 1}), json!([1, 2]), json!("text"), json!(null), json!({"textDocument": {"uri": 7}})] {
+        for bad in [
+            json!({"nonsense": 1}),
+            json!([1, 2]),
+            json!("text"),
+            json!(null),
+            json!({"textDocument": {"uri": 7}}),
+        ] {
             let r = ed.ask(method, bad.clone());
             assert_eq!(r["error"]["code"], json!(-32602), "{method} {bad}: {r}");
         }
         // Past the end of the file, or a file outside the folder: an empty answer or an error.
-        for (uri, line, character) in [(fight.as_str(), 500, 0), (fight.as_str(), 3, 4000), (outside, 0, 0), ("untitled:Untitled-1", 0, 0)] {
+        for (uri, line, character) in [
+            (fight.as_str(), 500, 0),
+            (fight.as_str(), 3, 4000),
+            (outside, 0, 0),
+            ("untitled:Untitled-1", 0, 0),
+        ] {
             let mut params = at(uri, line, character);
             params["context"] = json!({"includeDeclaration": true});
             params["newName"] = json!("fine");
@@ -748,7 +927,13 @@ fn malformed_requests_get_errors_and_the_server_goes_on() {
     ed.notify("textDocument/didChange", json!({"textDocument": 3}));
     ed.notify("textDocument/didOpen", json!(null));
     // Half-typed text in every file: requests are answered.
-    for text in ["resolver strike \"S\" [1] {\n  let a = who.", "enum stance {", "\u{0}\u{7f}{{{{", "\"\"\"\"\"", ""] {
+    for text in [
+        "resolver strike \"S\" [1] {\n  let a = who.",
+        "enum stance {",
+        "\u{0}\u{7f}{{{{",
+        "\"\"\"\"\"",
+        "",
+    ] {
         ed.edit(&fight, text);
         ed.edit(&system, text);
         for method in ["textDocument/references", "textDocument/hover", "textDocument/definition"] {
@@ -793,7 +978,12 @@ fn references_and_rename_on_the_striker_rules_are_quick_enough() {
     let mut params = at(&u, 14, 8);
     params["newName"] = json!("weather_kind");
     let (renamed, rename_time) = time(&mut ed, "textDocument/rename", params);
-    let edits: usize = renamed["result"]["changes"].as_object().unwrap().values().map(|e| e.as_array().unwrap().len()).sum();
+    let edits: usize = renamed["result"]["changes"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|e| e.as_array().unwrap().len())
+        .sum();
     assert!(edits > 5, "{renamed}");
     eprintln!(
         "striker (this build): references {cold:?} the first time (analysis of the folder), {warm:?} again ({found} places); \

@@ -55,7 +55,11 @@ pub fn completions(a: Option<&Analysis>, now: &str, path: &Path, pos: Position) 
     let line_text = now.split('\n').nth(pos.line as usize).unwrap_or("");
     let prefix = &line_text[..byte_of(line_text, pos.character)];
     let Some(a) = a else {
-        return if prefix.matches('"').count() % 2 == 1 { Vec::new() } else { words() };
+        return if prefix.matches('"').count() % 2 == 1 {
+            Vec::new()
+        } else {
+            words()
+        };
     };
     let here = Here::new(a, path, pos);
     if prefix.matches('"').count() % 2 == 1 {
@@ -63,7 +67,10 @@ pub fn completions(a: Option<&Analysis>, now: &str, path: &Path, pos: Position) 
     }
     let stem = prefix.trim_end_matches(is_word);
     if let Some(before) = stem.strip_suffix('.') {
-        return here.chain_shape(trailing_chain(before)).map(|s| here.members(&s)).unwrap_or_default();
+        return here
+            .chain_shape(trailing_chain(before))
+            .map(|s| here.members(&s))
+            .unwrap_or_default();
     }
     let trimmed = stem.trim_end();
     if trimmed.strip_suffix("option").is_some_and(|b| !b.ends_with(is_word)) && trimmed.len() < stem.len() {
@@ -223,13 +230,26 @@ impl<'a> Here<'a> {
     /// The declarations of this file's system.
     fn decls(&self) -> impl Iterator<Item = &'a Decl> + '_ {
         let folder = self.path.parent().map(Path::to_path_buf);
-        self.a.decls.iter().filter(move |d| d.path.parent().map(Path::to_path_buf) == folder)
+        self.a
+            .decls
+            .iter()
+            .filter(move |d| d.path.parent().map(Path::to_path_buf) == folder)
     }
 
     fn decls_of_kind(&self, kind: &str, k: K) -> Vec<CompletionItem> {
         self.decls()
             .filter(|d| d.kind == kind)
-            .map(|d| item(&d.name, k, if d.title.is_empty() { kind.to_string() } else { format!("{kind}: {}", d.title) }))
+            .map(|d| {
+                item(
+                    &d.name,
+                    k,
+                    if d.title.is_empty() {
+                        kind.to_string()
+                    } else {
+                        format!("{kind}: {}", d.title)
+                    },
+                )
+            })
             .collect()
     }
 
@@ -263,7 +283,9 @@ impl Here<'_> {
                 return self.param_shape(&p.name.name, input).or_else(|| self.written_shape(&p.ty));
             }
         }
-        self.decls().any(|d| d.kind == "enum" && d.name == n).then(|| Shape::Enum(n.to_string()))
+        self.decls()
+            .any(|d| d.kind == "enum" && d.name == n)
+            .then(|| Shape::Enum(n.to_string()))
     }
 
     /// The checked type of an input or output of the resolver at the cursor.
@@ -276,7 +298,9 @@ impl Here<'_> {
     /// A type as written, when the checker did not get there: the enum, record or table it names.
     fn written_shape(&self, ty: &ast::TypeExpr) -> Option<Shape> {
         let n = &ty.atoms.first()?.name.name;
-        let d = self.decls().find(|d| d.name == *n && matches!(d.kind, "enum" | "record" | "table"))?;
+        let d = self
+            .decls()
+            .find(|d| d.name == *n && matches!(d.kind, "enum" | "record" | "table"))?;
         (ty.list_depth == 0).then(|| Shape::Named(d.kind, n.clone()))
     }
 
@@ -321,7 +345,17 @@ impl Here<'_> {
         let owned = |kind: &str, owner: &str, k: K| -> Vec<CompletionItem> {
             self.decls()
                 .filter(|d| d.kind == kind && d.owner == owner)
-                .map(|d| item(&d.name, k, if d.title.is_empty() { format!("{kind} of `{owner}`") } else { d.title.clone() }))
+                .map(|d| {
+                    item(
+                        &d.name,
+                        k,
+                        if d.title.is_empty() {
+                            format!("{kind} of `{owner}`")
+                        } else {
+                            d.title.clone()
+                        },
+                    )
+                })
                 .collect()
         };
         let typed = |fields: &mut dyn Iterator<Item = (&String, &Ty)>| -> Vec<CompletionItem> {
@@ -330,10 +364,19 @@ impl Here<'_> {
         let Some(sys) = self.sys else { return Vec::new() };
         match shape {
             Shape::Ty(t) => match strip(t) {
-                Ty::Rec(r) => sys.records.get(*r).map_or_else(Vec::new, |r| typed(&mut r.fields.iter().map(|(n, t, _)| (n, t)))),
-                Ty::Row(t) => sys.tables.get(*t).map_or_else(Vec::new, |t| typed(&mut t.columns.iter().map(|(n, t)| (n, t)))),
+                Ty::Rec(r) => sys
+                    .records
+                    .get(*r)
+                    .map_or_else(Vec::new, |r| typed(&mut r.fields.iter().map(|(n, t, _)| (n, t)))),
+                Ty::Row(t) => sys
+                    .tables
+                    .get(*t)
+                    .map_or_else(Vec::new, |t| typed(&mut t.columns.iter().map(|(n, t)| (n, t)))),
                 Ty::Key(ts) => self.key_members(sys, ts),
-                Ty::Outcome(r) => sys.resolvers.get(*r).map_or_else(Vec::new, |r| typed(&mut r.outputs.iter().map(|p| (&p.name, &p.ty)))),
+                Ty::Outcome(r) => sys
+                    .resolvers
+                    .get(*r)
+                    .map_or_else(Vec::new, |r| typed(&mut r.outputs.iter().map(|p| (&p.name, &p.ty)))),
                 _ => Vec::new(),
             },
             Shape::Named("record", r) => owned("field", r, K::FIELD),
@@ -349,7 +392,10 @@ impl Here<'_> {
         let mut out: Vec<CompletionItem> = Vec::new();
         for t in tables.iter().filter_map(|t| sys.tables.get(*t)) {
             let key = (!t.key_column.is_empty()).then(|| item(&t.key_column, K::FIELD, format!("key of `{}`", t.name)));
-            for i in key.into_iter().chain(t.columns.iter().map(|(n, ty)| item(n, K::FIELD, self.ty_text(ty)))) {
+            for i in key
+                .into_iter()
+                .chain(t.columns.iter().map(|(n, ty)| item(n, K::FIELD, self.ty_text(ty))))
+            {
                 if !out.iter().any(|o| o.label == i.label) {
                     out.push(i);
                 }
@@ -361,7 +407,11 @@ impl Here<'_> {
     /// The inputs (or outputs) of the resolver at the cursor, with their types as written.
     fn params(&self, inputs: bool) -> Vec<CompletionItem> {
         let Some(r) = self.resolver else { return Vec::new() };
-        let text = self.a.file_of(self.path).and_then(|f| self.a.texts.get(f)).map_or("", String::as_str);
+        let text = self
+            .a
+            .file_of(self.path)
+            .and_then(|f| self.a.texts.get(f))
+            .map_or("", String::as_str);
         let (params, what) = if inputs { (&r.inputs, "input") } else { (&r.outputs, "output") };
         params
             .iter()
@@ -391,7 +441,10 @@ impl Here<'_> {
         let before = prefix[..q].trim_end();
         let tables: Vec<String> = if let Some(call) = before.strip_suffix('(') {
             let name = trailing_chain(call.trim_end());
-            self.decls().filter(|d| d.kind == "table" && d.name == name).map(|d| d.name.clone()).collect()
+            self.decls()
+                .filter(|d| d.kind == "table" && d.name == name)
+                .map(|d| d.name.clone())
+                .collect()
         } else if let Some(left) = before.strip_suffix("==").or_else(|| before.strip_suffix("!=")) {
             match (self.chain_shape(trailing_chain(left.trim_end())), self.sys) {
                 (Some(Shape::Ty(Ty::Key(ts))), Some(sys)) => ts.iter().filter_map(|t| sys.tables.get(*t)).map(|t| t.name.clone()).collect(),
@@ -425,8 +478,15 @@ impl Here<'_> {
             let mut checked = Vec::new();
             checked_locals(self.checked.map_or(&[], |c| &c.body), &mut checked);
             for l in locals.iter().rev() {
-                let ty = checked.iter().filter(|(n, line, _)| n == l && *line <= self.line).max_by_key(|(_, line, _)| *line);
-                out.push(item(l, K::VARIABLE, ty.map_or_else(|| "local".to_string(), |(_, _, t)| self.ty_text(t))));
+                let ty = checked
+                    .iter()
+                    .filter(|(n, line, _)| n == l && *line <= self.line)
+                    .max_by_key(|(_, line, _)| *line);
+                out.push(item(
+                    l,
+                    K::VARIABLE,
+                    ty.map_or_else(|| "local".to_string(), |(_, _, t)| self.ty_text(t)),
+                ));
             }
             out.extend(self.params(true));
             out.extend(self.params(false));
@@ -439,7 +499,11 @@ impl Here<'_> {
                 "resolver" | "policy" => K::FUNCTION,
                 _ => continue,
             };
-            let detail = if d.title.is_empty() { d.kind.to_string() } else { format!("{}: {}", d.kind, d.title) };
+            let detail = if d.title.is_empty() {
+                d.kind.to_string()
+            } else {
+                format!("{}: {}", d.kind, d.title)
+            };
             out.push(item(&d.name, kind, detail));
         }
         out.extend(words());

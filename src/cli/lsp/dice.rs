@@ -4,9 +4,9 @@
 //! reroll range the rules compute when they run are said to depend on the inputs.
 
 use super::world::Analysis;
-use rulebook_runtime::{DiceSpec, Read as RtRead};
 use rulebook_compiler::ast::{self, Span, StmtKind};
 use rulebook_compiler::ir;
+use rulebook_runtime::{DiceSpec, Read as RtRead};
 use std::path::Path;
 
 /// The most totals the hover's table lists.
@@ -43,7 +43,11 @@ fn roll_at(body: &[ast::Stmt], offset: usize) -> Option<(Span, Span)> {
         let found = match &s.kind {
             StmtKind::Roll { dice, opposed, .. } => {
                 let second = opposed.as_ref().map(|o| o.second.span);
-                [Some(dice.span), second].into_iter().flatten().find(|d| inside(*d)).map(|d| (s.span, d))
+                [Some(dice.span), second]
+                    .into_iter()
+                    .flatten()
+                    .find(|d| inside(*d))
+                    .map(|d| (s.span, d))
             }
             StmtKind::If { arms, otherwise } => arms
                 .iter()

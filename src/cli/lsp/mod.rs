@@ -1,9 +1,20 @@
 //! `rulebook lsp`: a language server for rules text over stdio (LSP, JSON-RPC), on rust-analyzer's
 //! `lsp-server`. It answers with the checker's own diagnostics for the whole folder as documents
-//! open and change, the outline of a file, and, for a name, its declaration (go to definition)
-//! and what it is (hover). Every request is answered, a malformed one with an error: the server
-//! never stops on what an editor sends, only on `shutdown` and `exit`.
-
+//! open and change (an open document's unsaved text over the disk's), and:
+//! - `documentSymbol`: the outline of a file;
+//! - `definition` and `hover`: for a name, its declaration and what it is (a table's columns, a
+//!   record's fields, a resolver's inputs and outputs; a quoted key, its row); on the dice of a
+//!   `roll`, their exact distribution (`dice`);
+//! - `references` and `prepareRename`/`rename`: every use of a resolver, table, column, enum,
+//!   variant, record, field, type, constant or option across the files of its system (`refs`),
+//!   and the edit that renames them all, refused with a reason (`rename`);
+//! - `completion`: what may be written where the cursor is, in text that does not parse yet
+//!   (`complete`).
+//!
+//! `world` holds the folder and its `Analysis` (syntax, checked program, declarations from
+//! `symbols`, uses from `refs`), made when a request needs it and kept until a change; `text`
+//! converts positions, spans and URIs. Every request is answered, a malformed one with an error:
+//! the server never stops on what an editor sends, only on `shutdown` and `exit`.
 mod complete;
 mod dice;
 mod refs;
@@ -17,9 +28,9 @@ use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response
 use lsp_types::notification::{DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, PublishDiagnostics};
 use lsp_types::request::{Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, PrepareRenameRequest, References, Rename};
 use lsp_types::{
-    DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, InitializeParams, Location, MarkupContent,
-    MarkupKind, OneOf, Position, PublishDiagnosticsParams, RenameOptions, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
-    Uri,
+    DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, InitializeParams, Location,
+    MarkupContent, MarkupKind, OneOf, Position, PublishDiagnosticsParams, RenameOptions, ServerCapabilities, TextDocumentSyncCapability,
+    TextDocumentSyncKind, Uri,
 };
 use rename::Refusal;
 use serde_json::Value;
@@ -223,7 +234,12 @@ fn result(world: &mut World, req: Request) -> Result<Value, Refusal> {
 
 /// The path of a `file:` URI, or the error that says it is not one.
 fn in_folder(uri: &Uri) -> Result<PathBuf, Refusal> {
-    path_of(uri).ok_or_else(|| (ErrorCode::InvalidParams, format!("`{}` is not a file of the rules folder", uri.as_str())))
+    path_of(uri).ok_or_else(|| {
+        (
+            ErrorCode::InvalidParams,
+            format!("`{}` is not a file of the rules folder", uri.as_str()),
+        )
+    })
 }
 
 /// The declaration the name at `pos` stands for: by the uses the analysis found, else (in quotes)
@@ -280,5 +296,10 @@ fn completion(world: &mut World, at: &lsp_types::TextDocumentPositionParams) -> 
     let path = path_of(&at.text_document.uri)?;
     let now = world.open.get(&path).cloned().or_else(|| std::fs::read_to_string(&path).ok())?;
     let a = world.last_parsed(&path);
-    Some(lsp_types::CompletionResponse::Array(complete::completions(a.as_deref(), &now, &path, at.position)))
+    Some(lsp_types::CompletionResponse::Array(complete::completions(
+        a.as_deref(),
+        &now,
+        &path,
+        at.position,
+    )))
 }

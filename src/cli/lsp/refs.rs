@@ -6,7 +6,9 @@
 //! resolver is a local, a field name that one record or table has is that one's.
 
 use super::world::Analysis;
-use rulebook_compiler::ast::{self, DiceExpr, DiceMod, ExprKind, Ident, Item, ModItem, Pattern, RowHead, Span, StmtKind, TableKind, TypeExpr};
+use rulebook_compiler::ast::{
+    self, DiceExpr, DiceMod, ExprKind, Ident, Item, ModItem, Pattern, RowHead, Span, StmtKind, TableKind, TypeExpr,
+};
 use rulebook_compiler::ir;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -66,7 +68,10 @@ impl Names {
         match item {
             Item::System { .. } => {}
             Item::Option { name, .. } => drop(self.options.insert(name.name.clone())),
-            Item::Enum(e) => drop(self.enums.insert(e.name.name.clone(), e.variants.iter().map(|(v, _)| v.name.clone()).collect())),
+            Item::Enum(e) => drop(
+                self.enums
+                    .insert(e.name.name.clone(), e.variants.iter().map(|(v, _)| v.name.clone()).collect()),
+            ),
             Item::Type { name, ty, .. } => {
                 if let Some(a) = ty.atoms.first() {
                     self.aliases.insert(name.name.clone(), a.name.name.clone());
@@ -93,15 +98,28 @@ impl Names {
 
     /// The record or table that has a field or column of this name, when only one has.
     fn field_owner(&self, f: &str) -> Option<(&'static str, String)> {
-        let recs = self.records.iter().filter(|(_, fs)| fs.iter().any(|x| x == f)).map(|(r, _)| ("field", r.clone()));
-        let tabs = self.tables.iter().filter(|(_, cs)| cs.iter().any(|x| x == f)).map(|(t, _)| ("column", t.clone()));
+        let recs = self
+            .records
+            .iter()
+            .filter(|(_, fs)| fs.iter().any(|x| x == f))
+            .map(|(r, _)| ("field", r.clone()));
+        let tabs = self
+            .tables
+            .iter()
+            .filter(|(_, cs)| cs.iter().any(|x| x == f))
+            .map(|(t, _)| ("column", t.clone()));
         let all: Vec<(&'static str, String)> = recs.chain(tabs).collect();
         (all.len() == 1).then(|| all.into_iter().next()).flatten()
     }
 
     /// The enum that has a variant of this name, when only one has.
     fn variant_owner(&self, v: &str) -> Option<String> {
-        let all: Vec<&String> = self.enums.iter().filter(|(_, vs)| vs.iter().any(|x| x == v)).map(|(e, _)| e).collect();
+        let all: Vec<&String> = self
+            .enums
+            .iter()
+            .filter(|(_, vs)| vs.iter().any(|x| x == v))
+            .map(|(e, _)| e)
+            .collect();
         (all.len() == 1).then(|| all[0].clone())
     }
 }
@@ -282,7 +300,9 @@ impl Walk<'_> {
                     result_enum = self.names.enum_of(r);
                 }
             }
-            TableKind::Matrix { row_ty, col_ty, result, .. } => {
+            TableKind::Matrix {
+                row_ty, col_ty, result, ..
+            } => {
                 self.type_name(&row_ty.name);
                 self.type_name(&col_ty.name);
                 self.ty(result);
@@ -381,7 +401,12 @@ impl Walk<'_> {
                 }
                 args.iter().for_each(|(_, e)| self.expr(e));
             }
-            StmtKind::Require { cond, message, message_span, .. } => {
+            StmtKind::Require {
+                cond,
+                message,
+                message_span,
+                ..
+            } => {
                 self.expr(cond);
                 self.message(message, *message_span);
             }
@@ -485,11 +510,7 @@ impl Walk<'_> {
     fn expr(&mut self, e: &ast::Expr) {
         match &e.kind {
             ExprKind::Name(n) => self.name_use(n, e.span, e.span),
-            ExprKind::Option(id) => {
-                if self.names.options.contains(&id.name) {
-                    self.push("option", "", &id.name, id.span, false);
-                }
-            }
+            ExprKind::Option(id) if self.names.options.contains(&id.name) => self.push("option", "", &id.name, id.span, false),
             ExprKind::Field(base, id) => self.field(base, id, e.span),
             ExprKind::Call(id, args) => {
                 if self.names.tables.contains_key(&id.name) {

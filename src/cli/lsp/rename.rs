@@ -97,7 +97,10 @@ pub fn rename(a: &Analysis, path: &Path, pos: Position, new_name: &str) -> Resul
     if let Some(p) = unparsed.first() {
         return Err((
             ErrorCode::RequestFailed,
-            format!("cannot rename `{}`: {p} does not parse, so its uses cannot be found; fix it first", t.name),
+            format!(
+                "cannot rename `{}`: {p} does not parse, so its uses cannot be found; fix it first",
+                t.name
+            ),
         ));
     }
     let spans: Vec<(usize, rulebook_compiler::ast::Span)> = uses(a, t).map(|u| (u.file, u.span)).collect();
@@ -109,8 +112,12 @@ pub fn rename(a: &Analysis, path: &Path, pos: Position, new_name: &str) -> Resul
     }
     let mut changes = std::collections::BTreeMap::new();
     for (file, span) in &spans {
-        let (Some(p), Some(text)) = (a.paths.get(*file), a.texts.get(*file)) else { continue };
-        let Some(uri) = uri_of(p).map(|u| u.as_str().to_string()) else { continue };
+        let (Some(p), Some(text)) = (a.paths.get(*file), a.texts.get(*file)) else {
+            continue;
+        };
+        let Some(uri) = uri_of(p).map(|u| u.as_str().to_string()) else {
+            continue;
+        };
         let edit = TextEdit {
             range: range(text, *span),
             new_text: new_name.to_string(),

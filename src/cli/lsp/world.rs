@@ -144,7 +144,11 @@ pub fn diagnostics_of(sources: Vec<SourceFile>, paths: &[PathBuf], texts: &[Stri
 impl Analysis {
     fn new(sources: Vec<SourceFile>, paths: Vec<PathBuf>) -> Analysis {
         let texts: Vec<String> = sources.iter().map(|s| s.text.clone()).collect();
-        let files: Vec<Option<File>> = sources.iter().enumerate().map(|(i, s)| parse::parse_file(i, &s.text).ok()).collect();
+        let files: Vec<Option<File>> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| parse::parse_file(i, &s.text).ok())
+            .collect();
         let parsed: Vec<(usize, File)> = files.iter().enumerate().filter_map(|(i, f)| Some((i, f.clone()?))).collect();
         let (systems, _) = check::check_systems(&sources, &parsed);
         let systems: BTreeMap<String, ir::System> = systems.into_iter().collect();
