@@ -45,6 +45,17 @@ pub struct SourceFile {
 
 /// Check every system. Returns the program (when there were no errors) and all diagnostics.
 pub fn check(sources: &[SourceFile], files: &[(usize, ast::File)]) -> (Option<Program>, Vec<Diagnostic>) {
+    let (systems, diags) = check_systems(sources, files);
+    let ok = !diags.iter().any(|d| d.is_error());
+    let systems = systems.into_iter().map(|(_, s)| s).collect();
+    (if ok { Some(Program { systems }) } else { None }, diags)
+}
+
+/// Check every system and return each one checked, by its folder, whatever the diagnostics: a
+/// system with errors is lowered as far as the checker got (an unknown name is a `Ty::Error`
+/// expression), for tools that read a program while it is being written (the language server).
+/// Only `check`'s `Program`, built when there are no errors, is for the backends.
+pub fn check_systems(sources: &[SourceFile], files: &[(usize, ast::File)]) -> (Vec<(String, System)>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut by_system: BTreeMap<&str, Vec<(usize, &ast::File)>> = BTreeMap::new();
     for (fi, f) in files {
@@ -61,11 +72,10 @@ pub fn check(sources: &[SourceFile], files: &[(usize, ast::File)]) -> (Option<Pr
             }
         }
         if let Some(sys) = c.system(folder, &files) {
-            systems.push(sys);
+            systems.push((folder.to_string(), sys));
         }
     }
-    let ok = !diags.iter().any(|d| d.is_error());
-    (if ok { Some(Program { systems }) } else { None }, diags)
+    (systems, diags)
 }
 
 /// Normalised form of a table key for matching: case-insensitive, with runs of spaces, hyphens, dots
