@@ -4,142 +4,18 @@
 //! folder checks clean); completion that knows where it is; the odds of dice on hover; malformed
 //! requests and half-typed text get answers, not a crash; `shutdown` and `exit` end it cleanly.
 
+mod lsp_editor;
+
+use lsp_editor::{apply, at, uri, Editor};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-
-struct Editor {
-    child: Child,
-    to: ChildStdin,
-    from: BufReader<ChildStdout>,
-    next_id: i64,
-}
-
-impl Editor {
-    fn start(rules: &Path) -> Editor {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-            .args(["lsp", "--rules"])
-            .arg(rules)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A server that stops answering fails the test instead of hanging it.
-        let pid = child.id().to_string();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_secs(120));
-            let _ = Command::new("kill").arg(&pid).status();
-        });
-        let to = child.stdin.take().unwrap();
-        let from = BufReader::new(child.stdout.take().unwrap());
-        Editor {
-            child,
-            to,
-            from,
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, msg: &Value) {
-        let body = msg.to_string();
-        write!(self.to, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.to.flush().unwrap();
-    }
-
-    fn read(&mut self) -> Value {
-        let mut len = 0usize;
-        loop {
-            let mut line = String::new();
-            assert!(self.from.read_line(&mut line).unwrap() > 0, "the server closed its output");
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(n) = line.strip_prefix("Content-Length: ") {
-                len = n.parse().unwrap();
-            }
-        }
-        let mut body = vec![0u8; len];
-        self.from.read_exact(&mut body).unwrap();
-        serde_json::from_slice(&body).unwrap()
-    }
-
-    /// Sends a request and returns its response, keeping the notifications read on the way.
-    fn request(&mut self, method: &str, params: Value, notes: &mut Vec<Value>) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let m = self.read();
-            if m["id"] == json!(id) {
-                return m;
-            }
-            notes.push(m);
-        }
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// The text of the hover at `line`, `character` of `uri` (empty when there is none).
-    fn hover(&mut self, uri: &str, line: u32, character: u32, notes: &mut Vec<Value>) -> String {
-        let params = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
-        let h = self.request("textDocument/hover", params, notes);
-        h["result"]["contents"]["value"].as_str().unwrap_or_default().to_string()
-    }
-
-    /// Starts the server on `rules` and says `initialize` and `initialized`.
-    fn ready(rules: &Path) -> Editor {
-        let mut ed = Editor::start(rules);
-        let init = ed.request("initialize", json!({"capabilities": {}}), &mut Vec::new());
-        assert!(init["result"]["capabilities"].is_object(), "{init}");
-        ed.notify("initialized", json!({}));
-        ed
-    }
-
-    /// A request whose notifications on the way are not wanted.
-    fn ask(&mut self, method: &str, params: Value) -> Value {
-        self.request(method, params, &mut Vec::new())
-    }
-
-    /// Replaces the whole text of `uri`, as an unsaved edit.
-    fn edit(&mut self, uri: &str, text: &str) {
-        self.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}),
-        );
-    }
-
-    /// `shutdown` and `exit`: the server ends cleanly.
-    fn close(mut self) {
-        let down = self.ask("shutdown", json!(null));
-        assert_eq!(down["result"], json!(null), "{down}");
-        self.notify("exit", json!(null));
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "{status:?}");
-    }
-
-    /// The diagnostics published next for `uri`.
-    fn diagnostics_for(&mut self, uri: &str, notes: &mut Vec<Value>) -> Vec<Value> {
-        if let Some(i) = notes.iter().position(|n| n["params"]["uri"] == uri) {
-            return notes.remove(i)["params"]["diagnostics"].as_array().unwrap().clone();
-        }
-        loop {
-            let m = self.read();
-            if m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri {
-                return m["params"]["diagnostics"].as_array().unwrap().clone();
-            }
-        }
-    }
-}
 
 const WEAPONS: &str = "table weapons \"Weapons\" [1.2] {\n  key name\n  columns damage: int\n  \"Rifle\"  | 3\n  \"Pistol\" | 2\n}\n";
 const FIRE: &str = "resolver fire \"Fire a weapon\" [2.1] {\n  in weapon: weapons \"the weapon fired\" [2.1]\n  out damage: int\n  set damage = weapon.damage [2.1]\n}\n";
 
-fn folder() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rulebook-lsp-{}", std::process::id()));
+/// The `demo` system in a folder of its own for test `tag` (tests run at once).
+fn folder(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rulebook-lsp-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("demo")).unwrap();
     std::fs::write(dir.join("demo/system.rules"), "system demo \"Demo\" cite \"Demo\"\n").unwrap();
@@ -148,13 +24,10 @@ fn folder() -> PathBuf {
     dir
 }
 
-fn uri(p: &Path) -> String {
-    format!("file://{}", p.display())
-}
 
 #[test]
 fn an_editor_session_over_json_rpc() {
-    let dir = folder();
+    let dir = folder("session");
     let (weapons, fire) = (uri(&dir.join("demo/weapons.rules")), uri(&dir.join("demo/fire.rules")));
     let mut ed = Editor::start(&dir);
     let mut notes = Vec::new();
@@ -345,9 +218,6 @@ fn arena(tag: &str) -> (PathBuf, [String; 3]) {
     (dir, uris.try_into().unwrap())
 }
 
-fn at(uri: &str, line: u32, character: u32) -> Value {
-    json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})
-}
 
 /// A location as (file name, line, first column, end column).
 type Place = (String, u64, u64, u64);
@@ -522,30 +392,6 @@ fn references_across_the_files_of_a_system() {
     assert_eq!(bonus.last(), Some(&("fight.rules".to_string(), 33, 16, 21)), "{bonus:?}");
     ed.close();
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// `text` with LSP text edits applied (ASCII text: columns are bytes).
-fn apply(text: &str, edits: &[Value]) -> String {
-    let offset = |p: &Value| {
-        let line = p["line"].as_u64().unwrap() as usize;
-        text.split('\n').take(line).map(|l| l.len() + 1).sum::<usize>() + p["character"].as_u64().unwrap() as usize
-    };
-    let mut spans: Vec<(usize, usize, &str)> = edits
-        .iter()
-        .map(|e| {
-            (
-                offset(&e["range"]["start"]),
-                offset(&e["range"]["end"]),
-                e["newText"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
-    let mut out = text.to_string();
-    for (a, b, new) in spans {
-        out.replace_range(a..b, new);
-    }
-    out
 }
 
 #[test]
@@ -990,4 +836,45 @@ fn references_and_rename_on_the_striker_rules_are_quick_enough() {
          rename {rename_time:?} ({edits} edits, checked before and after)"
     );
     ed.close();
+}
+
+/// `textDocument/formatting`: the unsaved text laid out as `rulebook fmt` lays it out, as one
+/// edit over the whole document; none when it is laid out; an error when it does not parse.
+#[test]
+fn formatting_lays_out_the_unsaved_text() {
+    let dir = folder("format");
+    let fire = uri(&dir.join("demo/fire.rules"));
+    let mut ed = Editor::ready(&dir);
+    let ask = |ed: &mut Editor, uri: &str| {
+        ed.ask(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        )
+    };
+    // Laid out already: no edit.
+    let none = ask(&mut ed, &fire);
+    assert_eq!(none["result"], json!([]), "{none}");
+    let messy = "resolver fire \"Fire a weapon\" [2.1] {\nin weapon:weapons \"the weapon fired\" [2.1]\n    out damage : int\n  set damage=weapon.damage [2.1]  // all of it\n}\n";
+    ed.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": fire, "languageId": "rules", "version": 1, "text": messy}}),
+    );
+    let r = ask(&mut ed, &fire);
+    let edits = r["result"].as_array().unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(edits.len(), 1, "{r}");
+    assert_eq!(edits[0]["range"]["start"], json!({"line": 0, "character": 0}), "{r}");
+    assert_eq!(edits[0]["range"]["end"], json!({"line": 5, "character": 0}), "{r}");
+    assert_eq!(
+        apply(messy, edits),
+        "resolver fire \"Fire a weapon\" [2.1] {\n  in weapon: weapons \"the weapon fired\" [2.1]\n  out damage: int\n  set damage = weapon.damage [2.1]  // all of it\n}\n"
+    );
+    // Half-typed text: refused with the parser's reason, and the server goes on.
+    ed.edit(&fire, "resolver fire \"Fire\" [2.1] {\n  set damage = \n");
+    let broken = ask(&mut ed, &fire);
+    let message = broken["error"]["message"].as_str().unwrap_or_else(|| panic!("{broken}"));
+    assert!(message.starts_with("cannot lay the file out, it does not parse: "), "{message}");
+    let outline = ed.ask("textDocument/documentSymbol", json!({"textDocument": {"uri": uri(&dir.join("demo/weapons.rules"))}}));
+    assert!(outline["result"].is_array(), "{outline}");
+    ed.close();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,7 +9,8 @@
 //!   variant, record, field, type, constant or option across the files of its system (`refs`),
 //!   and the edit that renames them all, refused with a reason (`rename`);
 //! - `completion`: what may be written where the cursor is, in text that does not parse yet
-//!   (`complete`).
+//!   (`complete`);
+//! - `formatting`: the document laid out as `rulebook fmt` lays it out, as one edit.
 //!
 //! `world` holds the folder and its `Analysis` (syntax, checked program, declarations from
 //! `symbols`, uses from `refs`), made when a request needs it and kept until a change; `text`
@@ -26,7 +27,7 @@ mod world;
 use super::CliError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, PublishDiagnostics};
-use lsp_types::request::{Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, PrepareRenameRequest, References, Rename};
+use lsp_types::request::{Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, PrepareRenameRequest, References, Rename};
 use lsp_types::{
     DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, InitializeParams, Location,
     MarkupContent, MarkupKind, OneOf, Position, PublishDiagnosticsParams, RenameOptions, ServerCapabilities, TextDocumentSyncCapability,
@@ -62,6 +63,7 @@ fn serve(connection: &Connection, rules: Option<&Path>) -> Result<(), CliError> 
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
         completion_provider: Some(lsp_types::CompletionOptions {
             trigger_characters: Some(vec![".".to_string(), "\"".to_string()]),
             ..Default::default()
@@ -228,6 +230,10 @@ fn result(world: &mut World, req: Request) -> Result<Value, Refusal> {
             let (a, path) = (world.analysis(), in_folder(&at.text_document.uri)?);
             rename::rename(&a, &path, at.position, &p.new_name)
         }
+        Formatting::METHOD => {
+            let p: lsp_types::DocumentFormattingParams = params(req.params)?;
+            json(formatting(world, &p.text_document.uri)?)
+        }
         other => Err((ErrorCode::MethodNotFound, format!("`{other}` is not answered by this server"))),
     }
 }
@@ -288,6 +294,27 @@ fn outline(world: &mut World, uri: &lsp_types::Uri) -> Option<DocumentSymbolResp
     let path = path_of(uri)?;
     let a = world.analysis();
     Some(DocumentSymbolResponse::Nested(symbols::outline(&a.decls, &a.texts, &path)))
+}
+
+/// The document laid out by `rulebook fmt`'s formatter: one edit that replaces the whole text, or
+/// none when it is laid out already; refused when the text does not parse (its diagnostics say why).
+fn formatting(world: &World, uri: &Uri) -> Result<Vec<lsp_types::TextEdit>, Refusal> {
+    let path = in_folder(uri)?;
+    let Some(now) = world.open.get(&path).cloned().or_else(|| std::fs::read_to_string(&path).ok()) else {
+        return Err((ErrorCode::InvalidParams, format!("`{}` is not open and cannot be read", uri.as_str())));
+    };
+    let laid = rulebook_compiler::fmt::format(0, &now).map_err(|d| {
+        let why = d.first().map_or_else(String::new, |d| format!(": {}", d.message));
+        (ErrorCode::RequestFailed, format!("cannot lay the file out, it does not parse{why}"))
+    })?;
+    if laid == now {
+        return Ok(Vec::new());
+    }
+    let end = text::position(&now, now.len());
+    Ok(vec![lsp_types::TextEdit {
+        range: lsp_types::Range::new(Position::new(0, 0), end),
+        new_text: laid,
+    }])
 }
 
 /// What may be written at the cursor (see `complete`): the text of now for where it is, the last
