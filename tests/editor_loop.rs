@@ -236,9 +236,9 @@ fn the_readme_erratum_review_shows_what_it_says() {
     let text = std::fs::read_to_string(&attack).unwrap();
     let row = text
         .lines()
-        .find(|l| l.trim_start().starts_with("artillery") && l.contains("| -  | -1 |"))
+        .find(|l| l.trim_start().starts_with("artillery") && l.contains("|  - | -1 |"))
         .expect("the Artillery row");
-    std::fs::write(&attack, text.replacen(row, "  artillery      | -1 | 1  | 2  | 2  | 2  | -", 1)).unwrap();
+    std::fs::write(&attack, text.replacen(row, "  artillery      | -1 |  1 |  2 |  2 | 2 |  -", 1)).unwrap();
     let all = text_of(&rulebook(&["diff", "builtin", &d, "--all"]).stdout);
     assert!(
         all.contains("mercenary.range_attack_modifiers row \"artillery\": [0] – → -1, [1] -1 → 1, [2] 1 → 2, [5] 2 → –"),

@@ -1,3 +1,5 @@
+//! The layout's rules, one small text each (`compiler/tests/fmt.rs` runs the books and the corpus).
+
 use super::format;
 
 fn fmt(src: &str) -> String {
