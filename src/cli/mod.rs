@@ -15,6 +15,7 @@ mod odds;
 mod roll;
 mod rules_error;
 mod sim;
+mod sweep;
 mod tour;
 
 #[cfg(test)]
@@ -117,6 +118,22 @@ line ends lined up. Line breaks inside a statement stay where the author put the
 never changes meaning, and formatting twice changes nothing. Exit status 1 when --check finds a
 file to change or a file does not parse (its errors are shown; it is left as it was).")]
     Fmt(format::FmtArgs),
+    /// Exact odds at every point of a grid of inputs, as CSV or JSON
+    #[command(after_help = "\
+Examples:
+  rulebook sweep starleader.to_hit --vary weapon=all --vary range_m=10..100 --field result
+  rulebook sweep t5.attack --vary range_band=all --set skill=2 --json
+  rulebook sweep starleader.to_hit --vary weapon=all --shard 1/2 > a.csv
+  rulebook merge a.csv b.csv > grid.csv
+
+The first --vary varies slowest. Each point is worked out exactly (fractions), on every core; a
+point that rejects its inputs or takes longer than --budget seconds is reported with its error.
+CSV columns: point (its number in the whole grid), the varied inputs, outcome, probability (an
+exact fraction), percent, error. --shard I/N computes the points whose number is I-1 modulo N,
+and `merge` joins the shards into what one run writes, byte for byte.")]
+    Sweep(sweep::SweepArgs),
+    /// Join the shards of a sweep (`sweep --shard I/N`) into what one run writes
+    Merge(sweep::MergeArgs),
     /// Run many seeded games of a multi-round procedure (e.g. a battle) and report probabilities
     #[command(after_help = "\
 Examples:
@@ -508,6 +525,8 @@ where
         Command::Export(a) => export(&a, out),
         Command::Lsp(a) => lsp::run(a.rules.as_deref()),
         Command::Fmt(a) => format::run(&a, out, err),
+        Command::Sweep(a) => with_rules(systems, &a.rules, |s| sweep::run(s, &a, out, err)),
+        Command::Merge(a) => sweep::merge(&a, out),
         Command::Sim(a) => with_rules(systems, &a.rules, |s| sim::run(s, &a, out, err)),
     };
     let flushed = out.flush().map_err(CliError::from);

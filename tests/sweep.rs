@@ -1,0 +1,125 @@
+//! `rulebook sweep` and `rulebook merge` (issue 41, point 2): each point of the grid has the odds
+//! that `odds` gives for the same inputs; shards merged are one run, byte for byte, in CSV and
+//! JSON; a point the rules reject is a row with its error; mistakes in `--vary` are usage errors.
+
+mod common;
+
+use common::rulebook;
+use serde_json::Value;
+
+fn ok(args: &[&str]) -> String {
+    let out = rulebook(args);
+    assert!(out.status.success(), "rulebook {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const GRID: &[&str] = &[
+    "sweep",
+    "starleader.to_hit",
+    "--vary",
+    "weapon=Jaffna 9/4,Ghazi 10/7,Welker 8/0",
+    "--vary",
+    "range_hexes=0..9",
+    "--set",
+    "target_size=1",
+    "--field",
+    "result",
+];
+
+#[test]
+fn every_point_has_the_odds_that_odds_gives() {
+    let csv = ok(GRID);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("point,weapon,range_hexes,result,probability,percent,error"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // 30 points, each with its outcomes; the points in order, the first input varying slowest.
+    let points: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(points.first(), Some(&"0"));
+    assert_eq!(points.last(), Some(&"29"));
+    assert_eq!(rows.iter().find(|r| r[0] == "10").map(|r| (r[1], r[2])), Some(("Ghazi 10/7", "0")));
+    for point in ["0", "13", "29"] {
+        let mine: Vec<&Vec<&str>> = rows.iter().filter(|r| r[0] == point).collect();
+        let (weapon, range) = (mine[0][1], mine[0][2]);
+        let doc: Value = serde_json::from_str(&ok(&[
+            "odds",
+            "starleader.to_hit",
+            "--set",
+            &format!("weapon={weapon}"),
+            "--set",
+            &format!("range_hexes={range}"),
+            "--set",
+            "target_size=1",
+            "--field",
+            "result",
+            "--json",
+        ]))
+        .unwrap();
+        let theirs: Vec<(String, String)> = doc["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["outcome"]["result"].as_str().unwrap().to_string(), o["probability"].as_str().unwrap().to_string()))
+            .collect();
+        let mine: Vec<(String, String)> = mine.iter().map(|r| (r[3].to_string(), r[4].to_string())).collect();
+        assert_eq!(mine, theirs, "point {point}: {weapon} at {range}");
+    }
+}
+
+#[test]
+fn shards_merged_are_one_run_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("rulebook-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for json in [false, true] {
+        let mut whole: Vec<&str> = GRID.to_vec();
+        if json {
+            whole.push("--json");
+        }
+        let one = ok(&whole);
+        let mut files = Vec::new();
+        for shard in ["3/3", "1/3", "2/3"] {
+            let mut args = whole.clone();
+            args.extend(["--shard", shard]);
+            let part = ok(&args);
+            assert!(part.len() < one.len() / 2, "shard {shard} is not a third of the grid");
+            let f = dir.join(format!("{}-{}.out", json, shard.replace('/', "-")));
+            std::fs::write(&f, part).unwrap();
+            files.push(f.to_string_lossy().to_string());
+        }
+        let mut merge = vec!["merge"];
+        merge.extend(files.iter().map(String::as_str));
+        if json {
+            merge.push("--json");
+        }
+        assert!(ok(&merge) == one, "merged shards differ from one run (json: {json})");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_point_the_rules_reject_is_a_row_with_its_error() {
+    let csv = ok(&["sweep", "striker.gravity_movement", "--vary", "gravity=0..2", "--set", "rate_cm=10"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "point,gravity,outcome,probability,percent,error");
+    assert!(lines[1].starts_with("0,0,,,,\"the rules reject this situation: gravity must be above 0 G [Striker 53.B]"), "{csv}");
+    assert_eq!(lines[2], "1,1,{rate_cm: 10},1/1,100.0000,");
+    assert_eq!(lines[3], "2,2,{rate_cm: 5},1/1,100.0000,");
+}
+
+#[test]
+fn mistakes_in_the_grid_are_usage_errors() {
+    for (args, says) in [
+        (vec!["--vary", "gravty=0..2"], "has no input `gravty`; its inputs: rate_cm, gravity"),
+        (vec!["--vary", "rate_cm=all"], "has too many values to list"),
+        (vec!["--vary", "rate_cm=5..1"], "give LO..HI with LO <= HI"),
+        (vec!["--vary", "rate_cm=1..3", "--shard", "4/3"], "expected I/N with 1 <= I <= N"),
+        (vec!["--vary", "rate_cm=1..3", "--set", "rate_cm=4", "--set", "gravity=1"], "`rate_cm` is set twice"),
+    ] {
+        let mut all = vec!["sweep", "striker.gravity_movement"];
+        all.extend(args.iter());
+        let out = rulebook(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
+        assert!(stderr.contains(says), "{all:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{all:?} wrote output");
+    }
+}
