@@ -359,7 +359,8 @@ fn text_extents(svg: &str) -> (f64, Vec<(f64, f64, String)>) {
 }
 
 /// Issue 42, point 9: no text of any kind of chart runs off the canvas (the joint panel of a
-/// shot with all its options, a diff's footer, a battle's means, a long title).
+/// shot with all its options, a diff's footer, a battle's means, a long title, a sweep's heatmaps
+/// of every weapon and its line chart).
 #[test]
 fn no_text_runs_off_the_canvas() {
     let dir = scratch("fit");
@@ -404,6 +405,17 @@ fn no_text_runs_off_the_canvas() {
             "--field",
             "result",
         ],
+        vec![
+            "sweep",
+            "starleader.fire",
+            "--vary",
+            "weapon=all",
+            "--vary",
+            "range_hexes=1..14",
+            "--set",
+            "special_results=true",
+        ],
+        vec!["sweep", "t5.attack", "--vary", "target_speed=all", "--set", "range=3", "--set", "characteristic=8"],
     ];
     for (k, args) in cases.iter().enumerate() {
         let file = dir.join(format!("chart{k}.svg"));

@@ -59,6 +59,10 @@ pub enum Kind {
     },
     /// Vertical bars over whole numbers: the share of runs that gave each value.
     Histogram { axis: String, bars: Vec<(i64, f64)> },
+    /// One outcome's probability over two varied inputs (`sweep`).
+    Heatmap(super::chart_grid::Heatmap),
+    /// Several outcomes' probabilities over one varied input (`sweep`).
+    Lines(super::chart_grid::Lines),
 }
 
 pub struct BarRow {
@@ -186,7 +190,7 @@ pub fn render(chart: &Chart) -> Result<String, CliError> {
     })
 }
 
-fn draw_error<E: std::fmt::Debug>(e: E) -> CliError {
+pub(super) fn draw_error<E: std::fmt::Debug>(e: E) -> CliError {
     CliError {
         message: format!("cannot draw the chart: {e:?}"),
         code: 1,
@@ -202,6 +206,8 @@ fn panel_height(p: &Panel) -> u32 {
         }
         Kind::Estimates { rows: r, .. } => (rows(r.len(), 26) + 100).max(170),
         Kind::Histogram { .. } => 320,
+        Kind::Heatmap(h) => super::chart_grid::heatmap_height(h),
+        Kind::Lines(l) => super::chart_grid::lines_height(l),
     }
 }
 
@@ -210,6 +216,8 @@ fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>
         Kind::Bars { series, rows } => bars(area, &panel.title, series, rows),
         Kind::Estimates { rows, percent, axis } => estimates(area, &panel.title, rows, *percent, axis),
         Kind::Histogram { axis, bars } => histogram(area, &panel.title, axis, bars),
+        Kind::Heatmap(h) => super::chart_grid::heatmap(area, &panel.title, h),
+        Kind::Lines(l) => super::chart_grid::lines(area, &panel.title, l),
     }
 }
 
@@ -286,13 +294,13 @@ fn percent_label(x: f64, max: f64) -> String {
 }
 
 /// Row `i` of `n` occupies [n-1-i, n-i] on the y axis, so the first row is at the top.
-fn row_y(i: usize, n: usize) -> f64 {
+pub(super) fn row_y(i: usize, n: usize) -> f64 {
     (n - 1 - i) as f64
 }
 
 /// Each row's label, left of the plot, level with the row's middle (drawn here rather than as
 /// axis labels, whose places plotters chooses).
-fn row_labels<DB: DrawingBackend>(
+pub(super) fn row_labels<DB: DrawingBackend>(
     chart: &ChartContext<DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
     labels: &[String],
 ) -> Result<(), CliError> {
@@ -308,7 +316,7 @@ fn row_labels<DB: DrawingBackend>(
     Ok(())
 }
 
-fn label_width(labels: &[String]) -> u32 {
+pub(super) fn label_width(labels: &[String]) -> u32 {
     let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     (u32::try_from(chars).unwrap_or(60) * 7 + 16).clamp(60, 440)
 }
@@ -546,13 +554,13 @@ fn title_lines(title: &str) -> (Vec<String>, u32) {
 
 /// A bold font size at most `size` at which `text` fits the chart's width (a bold sans-serif
 /// character is about 0.62 of the size wide), and at least 11.
-fn fitted(size: u32, text: &str) -> u32 {
+pub(super) fn fitted(size: u32, text: &str) -> u32 {
     let chars = u32::try_from(text.chars().count()).unwrap_or(u32::MAX).max(1);
     let fits = (WIDTH - 40) * 100 / (62 * chars);
     fits.clamp(11, size)
 }
 
-fn cut(label: &str) -> String {
+pub(super) fn cut(label: &str) -> String {
     if label.chars().count() > MAX_LABEL {
         format!("{}…", label.chars().take(MAX_LABEL - 1).collect::<String>())
     } else {
@@ -562,7 +570,7 @@ fn cut(label: &str) -> String {
 
 /// Text as XML can hold it: control characters (which XML 1.0 forbids, and which rules text or
 /// an input file may contain) become `?`. plotters escapes `<`, `&` and quotes itself.
-fn clean(s: &str) -> String {
+pub(super) fn clean(s: &str) -> String {
     s.chars().map(|c| if c.is_control() { '?' } else { c }).collect()
 }
 

@@ -4,6 +4,7 @@
 
 mod chart;
 mod chart_file;
+mod chart_grid;
 mod check;
 mod diff;
 mod diff_all;
@@ -16,6 +17,7 @@ mod roll;
 mod rules_error;
 mod sim;
 mod sweep;
+mod sweep_chart;
 mod tour;
 
 #[cfg(test)]

@@ -41,6 +41,14 @@ pub struct SweepArgs {
     /// Worker threads (default: every core)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
+    /// Draw the sweep as SVG: one varied input gives a line per outcome, two a heatmap per outcome,
+    /// more a heatmap of one outcome (--chart-outcome) for each value of the inputs past the first two
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<std::path::PathBuf>,
+    /// The outcome a chart draws (repeatable): FIELD=VALUE (e.g. result=hit, summed over the other
+    /// fields) or an outcome as the CSV shows it; default: the most probable
+    #[arg(long = "chart-outcome", value_name = "OUTCOME")]
+    pub chart_outcomes: Vec<String>,
     /// Give up on the exact odds of one point after this many seconds (it is reported as such)
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: u64,
@@ -76,6 +84,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
     let total = axes.iter().try_fold(1usize, |acc, (_, vs)| acc.checked_mul(vs.len()).filter(|&n| n <= MAX_CELLS));
     let total = total.ok_or_else(|| CliError::usage(format!("the grid has more than {MAX_CELLS} points; vary fewer inputs or narrower ranges")))?;
     let (part, parts) = args.shard.unwrap_or((1, 1));
+    let chart = super::sweep_chart::plan(args.chart.as_deref(), &args.chart_outcomes, &axes, args.shard.is_some())?;
     // Every point's inputs bound first: a value that does not fit is a usage error before any work.
     let mut points = Vec::new();
     for index in (0..total).filter(|i| i % parts == part - 1) {
@@ -100,6 +109,12 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
         writeln!(out, "{}", super::list::pretty(&doc)?)?;
     } else {
         write_csv(&names, fields.as_deref(), &cells, out)?;
+    }
+    if let Some(plan) = &chart {
+        let drawn: Vec<super::sweep_chart::Point> = cells.iter().map(|c| super::sweep_chart::Point { values: &c.values, odds: c.result.as_ref().ok() }).collect();
+        let fixed = points.first().map(|(_, _, bound)| inputs::items(r, bound)).unwrap_or_default();
+        let fields: Vec<&str> = fields.as_deref().unwrap_or_default().to_vec();
+        super::sweep_chart::draw(plan, &format!("{}.{}", s.name, r.name), &fields, fixed, &axes, &drawn)?;
     }
     let failed = cells.iter().filter(|c| c.result.is_err()).count();
     writeln!(
