@@ -23,6 +23,7 @@ pub mod registry;
 pub mod sim;
 pub mod sorted;
 pub mod steps;
+pub mod sweep;
 pub mod tally;
 pub mod text;
 pub mod trace;
