@@ -145,6 +145,7 @@ fn every_help_example_runs() {
         Some("sim"),
         Some("diff"),
         Some("export"),
+        Some("sweep"),
     ] {
         let found = help_examples(verb);
         assert!(!found.is_empty(), "{verb:?}");

@@ -123,16 +123,20 @@ file to change or a file does not parse (its errors are shown; it is left as it 
     /// Exact odds at every point of a grid of inputs, as CSV or JSON
     #[command(after_help = "\
 Examples:
-  rulebook sweep starleader.to_hit --vary weapon=all --vary range_m=10..100 --field result
-  rulebook sweep t5.attack --vary range_band=all --set skill=2 --json
-  rulebook sweep starleader.to_hit --vary weapon=all --shard 1/2 > a.csv
-  rulebook merge a.csv b.csv > grid.csv
+  rulebook sweep starleader.to_hit --vary weapon=all --vary range_hexes=1..6 --field result
+  rulebook sweep t5.attack --vary range=0..9 --set characteristic=8 --set skill=2 --json
+  rulebook sweep t5.attack --vary range=0..9 --vary target_size=0..9 --set characteristic=8 --chart-outcome result=hit --chart hits.svg
+  rulebook sweep starleader.to_hit --vary weapon=all --field result --shard 1/2
+
+The shards' outputs join with `rulebook merge a.csv b.csv > grid.csv`.
 
 The first --vary varies slowest. Each point is worked out exactly (fractions), on every core; a
 point that rejects its inputs or takes longer than --budget seconds is reported with its error.
 CSV columns: point (its number in the whole grid), the varied inputs, outcome, probability (an
 exact fraction), percent, error. --shard I/N computes the points whose number is I-1 modulo N,
-and `merge` joins the shards into what one run writes, byte for byte.")]
+and `merge` joins the shards into what one run writes, byte for byte. --chart FILE.svg draws one
+varied input as a line per outcome, two as a heatmap per outcome, more as a heatmap of one outcome
+(--chart-outcome FIELD=VALUE) for each value of the inputs past the first two.")]
     Sweep(sweep::SweepArgs),
     /// Join the shards of a sweep (`sweep --shard I/N`) into what one run writes
     Merge(sweep::MergeArgs),
