@@ -146,6 +146,7 @@ fn every_help_example_runs() {
         Some("diff"),
         Some("export"),
         Some("sweep"),
+        Some("best"),
     ] {
         let found = help_examples(verb);
         assert!(!found.is_empty(), "{verb:?}");

@@ -6,6 +6,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod arg;
+pub mod best;
 pub mod bind;
 pub mod chain;
 pub mod compiled;

@@ -83,8 +83,8 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// The values of one varied input: `LO..HI`, `A,B,C` or `all`.
-fn axis(r: &ResolverInfo, name: &str, spec: &str) -> Result<(String, Vec<String>), String> {
+/// The values of one varied input: `LO..HI`, `A,B,C` or `all` (`--vary`, and `best --decide`).
+pub fn axis(r: &ResolverInfo, name: &str, spec: &str) -> Result<(String, Vec<String>), String> {
     let Some(input) = r.inputs.iter().find(|i| normalize(i.name) == normalize(name)) else {
         let known: Vec<&str> = r.inputs.iter().map(|i| i.name).collect();
         return Err(format!("--vary {name}: {} has no input `{name}`; its inputs: {}", r.name, known.join(", ")));

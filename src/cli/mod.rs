@@ -2,6 +2,7 @@
 //! that maps failures to exit codes. Each verb lives in its own file and writes to injected
 //! writers, so tests run it against a hand-built registry and inspect the exact output.
 
+mod best;
 mod chart;
 mod chart_file;
 mod chart_grid;
@@ -140,6 +141,19 @@ varied input as a line per outcome, two as a heatmap per outcome, more as a heat
     Sweep(sweep::SweepArgs),
     /// Join the shards of a sweep (`sweep --shard I/N`) into what one run writes
     Merge(sweep::MergeArgs),
+    /// The best choice of a decision in each state of a procedure, exactly, against fixed ones
+    #[command(after_help = "\
+Examples:
+  rulebook best risk.attack --rules benches/fixtures --set attackers=6 --set defenders=4 --until done --decide stop_at=1..6 --maximize \"defenders == 0\"
+  rulebook best risk.attack --rules benches/fixtures --set attackers=6 --set defenders=4 --until done --decide stop_at=1..6 --maximize attackers --against stop_at=4
+
+The step is a resolver whose outputs named like its inputs are the next step's inputs, and whose
+yes/no output (--until) ends the procedure, as for `odds --until`. The decision (--decide) is an
+input no output carries on: it is chosen afresh in each state, from the values given (all of its
+type by default). Paths are followed for at most --rounds steps; one not ended then is valued by
+its last outcome. Every value is an exact fraction; the best choice in each state lists every
+choice that reaches the best value there.")]
+    Best(best::BestArgs),
     /// Run many seeded games of a multi-round procedure (e.g. a battle) and report probabilities
     #[command(after_help = "\
 Examples:
@@ -533,6 +547,7 @@ where
         Command::Fmt(a) => format::run(&a, out, err),
         Command::Sweep(a) => with_rules(systems, &a.rules, |s| sweep::run(s, &a, out, err)),
         Command::Merge(a) => sweep::merge(&a, out),
+        Command::Best(a) => with_rules(systems, &a.rules, |s| best::run(s, &a, out)),
         Command::Sim(a) => with_rules(systems, &a.rules, |s| sim::run(s, &a, out, err)),
     };
     let flushed = out.flush().map_err(CliError::from);

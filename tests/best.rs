@@ -1,0 +1,184 @@
+//! `rulebook best` (issue 41, point 1) on two procedures written as steps: one turn of Pig
+//! (`tests/fixtures/decisions/pig/`), whose best policy is known (roll below 20, hold from then
+//! on), and the RISK attack (`benches/fixtures/risk/`). The optimum equals the best of every
+//! deterministic policy tried one by one; the chosen policy, re-run through the chain engine of
+//! `odds --until` as a fixed policy, gives exactly the optimum reported; fixed policies give what
+//! `odds --until` gives for them.
+
+mod common;
+
+use common::rulebook;
+use num_rational::BigRational;
+use rulebook::runtime::{self as rt, Value};
+use std::path::Path;
+
+fn rules(folder: &str) -> rulebook::Rules {
+    rulebook::Rules::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(folder)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn pig_start(step: &rt::ResolverInfo, cap: i64) -> rt::Inputs {
+    let sets = [("total".to_string(), "0".to_string()), ("cap".to_string(), cap.to_string())];
+    rt::bind_inputs(step, &sets, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The expected points banked under a fixed policy (roll while `roll(total)`), by the chain engine
+/// of `odds --until`: the end distribution's mean of `banked` (a path not ended in `steps` banks 0).
+fn chained_value(step: &rt::ResolverInfo, start: &rt::Inputs, steps: u32, roll: &dyn Fn(i64) -> bool) -> BigRational {
+    let mut odds = |s: &rt::Inputs| {
+        let mut s = s.clone();
+        let total = match s.get("total") {
+            Some(Value::Int(t)) => *t,
+            _ => 0,
+        };
+        s.insert("roll_again".into(), Value::Bool(roll(total)));
+        step.odds(&s)
+    };
+    let c = rt::chain(step, start, "done", steps, &mut odds).unwrap_or_else(|e| panic!("{e}"));
+    let mut sum = BigRational::from_integer(0.into());
+    for (o, p) in &c.end.outcomes {
+        if let Some(Value::Int(b)) = o.field("banked") {
+            sum += p.to_big() * BigRational::from_integer((*b).into());
+        }
+    }
+    sum
+}
+
+fn solve(step: &rt::ResolverInfo, start: rt::Inputs, horizon: u32) -> rt::best::Solution {
+    let problem = rt::best::Problem {
+        step,
+        start,
+        until: "done",
+        decide: "roll_again",
+        choices: vec![Value::Bool(false), Value::Bool(true)],
+        objective: rt::best::Objective::parse(step, "banked").unwrap_or_else(|e| panic!("{e}")),
+        horizon,
+    };
+    rt::best::solve(&problem, &mut |i| step.odds(i), None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn pig_rolls_below_twenty_and_holds_from_then_on() {
+    let rules = rules("tests/fixtures/decisions");
+    let (_, step) = rt::find_resolver(rules.systems(), "pig.turn").unwrap();
+    let sol = solve(step, pig_start(step, 200), 60);
+    for st in &sol.states {
+        let Value::Int(total) = st.state[0] else { panic!("{:?}", st.state) };
+        let expected: &[usize] = match total.cmp(&20) {
+            std::cmp::Ordering::Less => &[1],
+            std::cmp::Ordering::Equal => &[0, 1],
+            std::cmp::Ordering::Greater => &[0],
+        };
+        assert_eq!(st.best, expected, "at a total of {total}");
+    }
+    // The known value of holding at 20: about 8.14 points a turn; exactly what the chain gives.
+    let hold_at_20 = chained_value(step, &pig_start(step, 200), 60, &|t| t < 20);
+    assert_eq!(sol.optimal, hold_at_20);
+    assert_eq!(rt::best::fraction(&sol.optimal), "492303203/60466176");
+    assert_eq!(rt::best::decimal(&sol.optimal, 4), "8.1418");
+}
+
+#[test]
+fn the_optimum_is_the_best_of_every_deterministic_policy() {
+    let rules = rules("tests/fixtures/decisions");
+    let (_, step) = rt::find_resolver(rules.systems(), "pig.turn").unwrap();
+    let start = pig_start(step, 8);
+    let sol = solve(step, start.clone(), 40);
+    // The totals a turn can hold: 0, and 2 to 8.
+    let totals: Vec<i64> = std::iter::once(0).chain(2..=8).collect();
+    let mut best = None::<BigRational>;
+    for policy in 0u32..(1 << totals.len()) {
+        let roll = |t: i64| totals.iter().position(|&x| x == t).is_some_and(|i| policy & (1 << i) != 0);
+        let v = chained_value(step, &start, 40, &roll);
+        if best.as_ref().is_none_or(|b| v > *b) {
+            best = Some(v);
+        }
+    }
+    assert_eq!(Some(sol.optimal.clone()), best, "{} against the best of 256 policies", rt::best::decimal(&sol.optimal, 4));
+    // Re-run through the chain, the policy `best` chose gives the optimum it reports.
+    let chosen = |t: i64| sol.states.iter().find(|s| s.state[0] == Value::Int(t)).is_some_and(|s| s.best.first() == Some(&1));
+    assert_eq!(chained_value(step, &start, 40, &chosen), sol.optimal);
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = rulebook(args);
+    assert!(out.status.success(), "rulebook {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const RISK: &[&str] = &[
+    "best",
+    "risk.attack",
+    "--rules",
+    "benches/fixtures",
+    "--set",
+    "attackers=6",
+    "--set",
+    "defenders=4",
+    "--until",
+    "done",
+    "--decide",
+    "stop_at=1..6",
+    "--maximize",
+    "defenders == 0",
+];
+
+#[test]
+fn risk_fixed_policies_are_what_odds_until_gives_them() {
+    let mut args = RISK.to_vec();
+    args.extend(["--against", "stop_at=4", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+    // Conquest: `odds risk.attack --until done --observed defenders=0` (README) fighting on, and
+    // stopping at four armies.
+    assert_eq!(doc["optimal"], "1166853115687865/1828079220031488");
+    assert_eq!(doc["compared"][0]["policy"], "the rules' own (stop_at = 1)");
+    assert_eq!(doc["compared"][0]["value"], "1166853115687865/1828079220031488");
+    assert_eq!(doc["compared"][1]["value"], "659100625/2176782336");
+    let start = &doc["states"][0];
+    assert_eq!(start["state"], serde_json::json!({"attackers": 6, "defenders": 4}));
+    // Attacking on (stop_at below the armies) is best; stopping at 6 is not.
+    assert!(start["best"].as_array().unwrap().iter().all(|b| b.as_i64().unwrap() < 4), "{start}");
+    let text = ok(RISK);
+    assert!(text.contains("best                          63.83%  (1166853115687865/1828079220031488)"), "{text}");
+}
+
+#[test]
+fn mistakes_are_usage_errors_before_any_work() {
+    for (extra, says) in [
+        (vec!["--decide", "attackers", "--maximize", "done"], "`attackers` is part of the state"),
+        (vec!["--decide", "stop_at", "--maximize", "conquered"], "has no output `conquered`; its outputs: attackers, defenders, done"),
+        (vec!["--decide", "stop_at", "--maximize", "done", "--against", "stop=2"], "the decision is `stop_at`; give --against stop_at=VALUE"),
+        (vec!["--decide", "stop_at=a..b", "--maximize", "done"], "--decide stop_at=a..b: `a` is not a whole number"),
+    ] {
+        let mut args = RISK[..10].to_vec();
+        args.extend(extra.iter());
+        let out = rulebook(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_decision_with_too_many_states_says_so_within_its_budget() {
+    let started = std::time::Instant::now();
+    let out = rulebook(&[
+        "best",
+        "mercenary.battle_step",
+        "--input",
+        "examples/mercenary-two-a-side.yaml",
+        "--until",
+        "ended",
+        "--decide",
+        "policy",
+        "--maximize",
+        "result == a_wins",
+        "--budget",
+        "1",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("exact odds stopped after 1 s in step"), "{stderr}");
+    assert!(stderr.contains("(--rounds)"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+}
