@@ -137,6 +137,12 @@ fn risk_fixed_policies_are_what_odds_until_gives_them() {
     assert_eq!(start["state"], serde_json::json!({"attackers": 6, "defenders": 4}));
     // Attacking on (stop_at below the armies) is best; stopping at 6 is not.
     assert!(start["best"].as_array().unwrap().iter().all(|b| b.as_i64().unwrap() < 4), "{start}");
+    // Without --decide, the step's one `choice` (all its values) is the decision.
+    let mut undeclared = RISK[..10].to_vec();
+    undeclared.extend(["--maximize", "defenders == 0", "--json"]);
+    let all: serde_json::Value = serde_json::from_str(&ok(&undeclared)).unwrap();
+    assert_eq!(all["decide"], "stop_at");
+    assert_eq!(all["optimal"], doc["optimal"]);
     let text = ok(RISK);
     assert!(text.contains("best                          63.83%  (1166853115687865/1828079220031488)"), "{text}");
 }
@@ -144,7 +150,7 @@ fn risk_fixed_policies_are_what_odds_until_gives_them() {
 #[test]
 fn mistakes_are_usage_errors_before_any_work() {
     for (extra, says) in [
-        (vec!["--decide", "attackers", "--maximize", "done"], "`attackers` is part of the state"),
+        (vec!["--decide", "attackers", "--maximize", "done"], "`attackers` is not a decision of attack; its `choice` inputs: stop_at"),
         (vec!["--decide", "stop_at", "--maximize", "conquered"], "has no output `conquered`; its outputs: attackers, defenders, done"),
         (vec!["--decide", "stop_at", "--maximize", "done", "--against", "stop=2"], "the decision is `stop_at`; give --against stop_at=VALUE"),
         (vec!["--decide", "stop_at=a..b", "--maximize", "done"], "--decide stop_at=a..b: `a` is not a whole number"),
@@ -156,25 +162,19 @@ fn mistakes_are_usage_errors_before_any_work() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
+    let out = rulebook(&["best", "striker.gravity_movement", "--until", "rate_cm", "--maximize", "rate_cm"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("gravity_movement declares no `choice` input"), "{stderr}");
 }
 
 #[test]
 fn a_decision_with_too_many_states_says_so_within_its_budget() {
     let started = std::time::Instant::now();
-    let out = rulebook(&[
-        "best",
-        "mercenary.battle_step",
-        "--input",
-        "examples/mercenary-two-a-side.yaml",
-        "--until",
-        "ended",
-        "--decide",
-        "policy",
-        "--maximize",
-        "result == a_wins",
-        "--budget",
-        "1",
-    ]);
+    // A hundred armies a side, any of a hundred choices in each of some 10,000 states.
+    let mut args = RISK[..4].to_vec();
+    args.extend(["--set", "attackers=100", "--set", "defenders=100", "--until", "done", "--maximize", "defenders == 0", "--budget", "1"]);
+    let out = rulebook(&args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("exact odds stopped after 1 s in step"), "{stderr}");

@@ -182,6 +182,8 @@ pub struct ResolverDecl {
 
 #[derive(Clone, Debug)]
 pub struct Param {
+    /// `choice` in place of `in`: a decision (its keyword's span).
+    pub choice: Option<Span>,
     pub name: Ident,
     pub ty: TypeExpr,
     pub default: Option<Cell>,

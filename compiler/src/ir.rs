@@ -228,6 +228,8 @@ pub struct Param {
     pub doc: String,
     pub cite: String,
     pub is_option: bool,
+    /// Declared with `choice`: a decision `best` may take in each state (docs/dsl.md).
+    pub choice: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -121,6 +121,7 @@ pub fn system_info(ir: &'static ir::System) -> &'static rt::SystemInfo {
                     })
                     .collect(),
             ),
+            choices: leak(r.inputs.iter().filter(|p| p.choice).map(|p| p.name.as_str()).collect()),
             exec: rt::Exec::Interpreted(leak_one(Interpreted { sys, rid })),
         })
         .collect();

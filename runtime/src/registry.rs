@@ -115,6 +115,8 @@ pub struct ResolverInfo {
     pub doc: &'static str,
     pub inputs: &'static [InputInfo],
     pub outputs: &'static [FieldInfo],
+    /// The inputs declared with `choice`: decisions `best` may take in each state.
+    pub choices: &'static [&'static str],
     /// How the resolver runs: compiled Rust, or the interpreter over a loaded rules folder.
     pub exec: Exec,
 }

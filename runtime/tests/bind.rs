@@ -129,6 +129,7 @@ static RESOLVERS: [ResolverInfo; 1] = [ResolverInfo {
     doc: "",
     inputs: &INPUTS,
     outputs: &OUTPUTS,
+    choices: &[],
     exec: Exec::Compiled {
         run_traced: attack::<Recorder>,
         run_quiet: attack::<NoTrace>,

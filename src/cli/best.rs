@@ -24,10 +24,11 @@ pub struct BestArgs {
     /// The yes/no output that ends the procedure
     #[arg(long, value_name = "FIELD")]
     pub until: String,
-    /// The decision: an input of the step that no output carries on, chosen afresh in each state,
-    /// with the values it may take (NAME, every value of its type; NAME=LO..HI; NAME=A,B,C)
+    /// The decision: an input the step declares with `choice`, made afresh in each state, with the
+    /// values it may take (NAME, every value of its type; NAME=LO..HI; NAME=A,B,C); default: the
+    /// step's one `choice`
     #[arg(long, value_name = "NAME[=VALUES]")]
-    pub decide: String,
+    pub decide: Option<String>,
     /// What to maximize: a yes/no output (its probability), a number output (its expected value),
     /// or FIELD OP VALUE with OP one of == != < <= > >= (its probability)
     #[arg(long, value_name = "EXPR")]
@@ -58,14 +59,27 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &BestArgs, out: &mut dyn W
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     super::odds::check_until(r, Some(&args.until))?;
     let objective = Objective::parse(r, &args.maximize).map_err(CliError::usage)?;
-    let start = inputs::bind(r, &args.inputs)?;
-    let (name, spec) = args.decide.split_once('=').unwrap_or((&args.decide, "all"));
+    let given = match (&args.decide, r.choices) {
+        (Some(d), _) => d.clone(),
+        (None, [one]) => (*one).to_string(),
+        (None, []) => {
+            return Err(CliError::usage(format!(
+                "{} declares no `choice` input: declare the decision in the rules (`choice NAME: TYPE = DEFAULT`), see docs/dsl.md",
+                r.name
+            )))
+        }
+        (None, many) => return Err(CliError::usage(format!("{} has several choices ({}); say which with --decide", r.name, many.join(", ")))),
+    };
+    let (name, spec) = given.split_once('=').unwrap_or((&given, "all"));
     let (decide, texts) = rt::sweep::axis(r, name.trim(), spec).map_err(|e| CliError::usage(e.replace("--vary", "--decide")))?;
-    if r.outputs.iter().any(|o| o.name == decide) {
+    if !r.choices.contains(&decide.as_str()) {
+        let declared = if r.choices.is_empty() { "none".to_string() } else { r.choices.join(", ") };
         return Err(CliError::usage(format!(
-            "--decide {decide}: `{decide}` is part of the state (an output carries it to the next step); decide an input no output sets"
+            "--decide {decide}: `{decide}` is not a decision of {}; its `choice` inputs: {declared} (declare one with `choice` in place of `in`)",
+            r.name
         )));
     }
+    let start = inputs::bind(r, &args.inputs)?;
     let input = r.inputs.iter().find(|i| i.name == decide).ok_or_else(|| CliError::usage(format!("--decide {decide}: no such input")))?;
     let mut choices: Vec<rt::Value> = texts.iter().map(|t| rt::parse_input(input.name, input.ty, t)).collect::<Result<_, _>>()?;
     // The rules' own choice (the input as given, or its default) is always among the choices.

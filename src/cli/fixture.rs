@@ -289,6 +289,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
         doc: "One attack roll and its damage.",
         inputs: &ATTACK_INPUTS,
         outputs: &ATTACK_OUTPUTS,
+        choices: &[],
         exec: rt::Exec::Compiled {
             run_traced: attack::<rt::Recorder>,
             run_quiet: attack::<rt::NoTrace>,
@@ -304,6 +305,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
         doc: "",
         inputs: &[],
         outputs: &BURST_OUTPUTS,
+        choices: &[],
         exec: rt::Exec::Compiled {
             run_traced: burst::<rt::Recorder>,
             run_quiet: burst::<rt::NoTrace>,
@@ -319,6 +321,7 @@ static RESOLVERS: [rt::ResolverInfo; 3] = [
         doc: "Two shots, their wounds listed in order.",
         inputs: &[],
         outputs: &VOLLEY_OUTPUTS,
+        choices: &[],
         exec: rt::Exec::Compiled {
             run_traced: volley::<rt::Recorder>,
             run_quiet: volley::<rt::NoTrace>,

@@ -144,6 +144,8 @@ fn write_resolver_body(s: &rt::SystemInfo, r: &rt::ResolverInfo, indent: &str, o
         // The rules' own doc of an optional-rule switch already says "optional rule: ...".
         let rule = if i.optional_rule && !i.doc.starts_with("optional rule") {
             " [optional rule]"
+        } else if r.choices.contains(&i.name) {
+            " [choice: a decision for `rulebook best`]"
         } else {
             ""
         };

@@ -148,9 +148,9 @@ Examples:
   rulebook best risk.attack --rules benches/fixtures --set attackers=6 --set defenders=4 --until done --decide stop_at=1..6 --maximize attackers --against stop_at=4
 
 The step is a resolver whose outputs named like its inputs are the next step's inputs, and whose
-yes/no output (--until) ends the procedure, as for `odds --until`. The decision (--decide) is an
-input no output carries on: it is chosen afresh in each state, from the values given (all of its
-type by default). Paths are followed for at most --rounds steps; one not ended then is valued by
+yes/no output (--until) ends the procedure, as for `odds --until`. The decision is an input the
+step declares with `choice` (docs/dsl.md): it is chosen afresh in each state, from the values
+--decide gives (all of its type by default). Paths are followed for at most --rounds steps; one not ended then is valued by
 its last outcome. Every value is an exact fraction; the best choice in each state lists every
 choice that reaches the best value there.")]
     Best(best::BestArgs),

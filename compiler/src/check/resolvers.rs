@@ -80,6 +80,7 @@ impl<'a> Checker<'a> {
             doc: p.doc.clone().unwrap_or_default(),
             cite,
             is_option: false,
+            choice: p.choice.is_some(),
         })
     }
 
@@ -116,6 +117,49 @@ impl<'a> Checker<'a> {
         }
         self.resolvers[rid].inputs = inputs;
         self.resolvers[rid].outputs = outputs;
+        self.check_choices(rid, r);
+    }
+
+    /// A `choice` input is a decision `best` takes afresh in each state: it needs a default (the
+    /// rules' own choice), a type with few values, and no output that carries it to the next step.
+    fn check_choices(&mut self, rid: usize, r: &ast::ResolverDecl) {
+        for p in r.inputs.iter().filter(|p| p.choice.is_some()) {
+            let Some(x) = self.resolvers[rid].inputs.iter().find(|i| i.name == p.name.name).cloned() else {
+                continue;
+            };
+            if x.default.is_none() {
+                self.err(
+                    "E0203",
+                    p.name.span,
+                    format!("choice `{}` has no default", p.name.name),
+                    "no default",
+                    Some("give the rules' own choice as its default (`= VALUE`); `best` compares the others with it".into()),
+                );
+            }
+            let finite = match &x.ty {
+                Ty::Bool | Ty::Enum(_) | Ty::Key(_) => true,
+                Ty::Int => x.bounds.is_some_and(|(lo, hi)| hi.saturating_sub(lo) < 10_000),
+                _ => false,
+            };
+            if !finite {
+                self.err(
+                    "E0201",
+                    p.ty.span,
+                    format!("choice `{}` must be yes/no, an enum, a table key or a whole number in a range of at most 10000", p.name.name),
+                    "too many values to choose from",
+                    Some("a decision picks one of a few values in each state: give it such a type".into()),
+                );
+            }
+            if r.outputs.iter().any(|o| o.name.name == p.name.name) {
+                self.err(
+                    "E0203",
+                    p.name.span,
+                    format!("choice `{}` is carried on by the output of its name", p.name.name),
+                    "part of the state",
+                    Some(format!("a choice is made afresh in each state: rename the output, or declare `in {}`", p.name.name)),
+                );
+            }
+        }
     }
 
     pub(super) fn add_option_inputs(&mut self, res_ast: &[&ast::ResolverDecl]) {
@@ -199,6 +243,7 @@ impl<'a> Checker<'a> {
                     doc: format!("optional rule: {}", od.title),
                     cite: od.cite.clone(),
                     is_option: true,
+                    choice: false,
                 };
                 self.resolvers[r].inputs.push(p);
             }

@@ -288,12 +288,13 @@ impl<'a> Gen<'a> {
             })
             .collect();
         format!(
-            "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], exec: rt::compiled::<{}Inputs>({}) }}",
+            "rt::ResolverInfo {{ name: {n}, title: {}, cite: {}, doc: {}, inputs: &[{}], outputs: &[{}], choices: &[{}], exec: rt::compiled::<{}Inputs>({}) }}",
             lit(&r.title),
             lit(&r.cite),
             lit(&format!("{}:{}", r.source, r.line)),
             ins.join(", "),
             outs.join(", "),
+            r.inputs.iter().filter(|p| p.choice).map(|p| lit(&p.name)).collect::<Vec<_>>().join(", "),
             camel(&r.name),
             if self.chainable(r) { format!("Some(chain_{})", r.name) } else { "None".to_string() },
             n = lit(&r.name)
