@@ -140,6 +140,17 @@ fn shown(v: &BigRational, probability: bool) -> String {
     }
 }
 
+/// A state's value cut to a table cell (a battle's units run to thousands of characters; `--json`
+/// has them whole).
+fn cut(text: &str) -> String {
+    const MOST: usize = 40;
+    if text.chars().count() > MOST {
+        format!("{}…", text.chars().take(MOST - 1).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
+
 /// The best choices of a state, compact: consecutive whole numbers as `LO..HI`, `any` for all.
 fn choices_text(p: &Problem, best: &[usize]) -> String {
     if best.len() == p.choices.len() && best.len() > 1 {
@@ -175,19 +186,30 @@ fn report(out: &mut dyn Write, path: &str, args: &BestArgs, p: &Problem, sol: &S
     for (label, v) in &rows {
         writeln!(out, "  {}  {}", super::pad(label, width), shown(v, probability))?;
     }
-    writeln!(out, "\nthe best choice in each state, where it is first met ({} states):", sol.states.len())?;
+    // The states where the choice matters; in the others every choice is as good.
+    let matters: Vec<&rt::best::StateChoice> = sol.states.iter().filter(|st| st.best.len() < p.choices.len()).collect();
+    if matters.is_empty() {
+        writeln!(out, "\nin every one of the {} states, every choice is as good as the best", sol.states.len())?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nthe best choice where it matters ({} of {} states; in the others every choice is as good), each state where it is first met:",
+        matters.len(),
+        sol.states.len()
+    )?;
     let mut table: Vec<Vec<String>> = vec![["step".to_string()].into_iter().chain(sol.fields.iter().cloned()).chain(["best".into(), "value".into()]).collect()];
-    for st in sol.states.iter().take(MAX_ROWS) {
+    for st in matters.iter().take(MAX_ROWS) {
         let value = if probability { format!("{}%", decimal(&(&st.value * BigRational::from_integer(100.into())), 2)) } else { decimal(&st.value, 4) };
-        table.push(std::iter::once(st.step.to_string()).chain(st.state.iter().map(ToString::to_string)).chain([choices_text(p, &st.best), value]).collect());
+        table.push(std::iter::once(st.step.to_string()).chain(st.state.iter().map(|v| cut(&v.to_string()))).chain([choices_text(p, &st.best), value]).collect());
     }
     let widths: Vec<usize> = (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     for row in &table {
         let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| super::pad(c, *w)).collect();
         writeln!(out, "  {}", cells.join("  ").trim_end())?;
     }
-    if sol.states.len() > MAX_ROWS {
-        writeln!(out, "  … {} more states (--json lists them all)", sol.states.len() - MAX_ROWS)?;
+    if matters.len() > MAX_ROWS {
+        writeln!(out, "  … {} more (--json lists every state)", matters.len() - MAX_ROWS)?;
     }
     Ok(())
 }
