@@ -7,14 +7,14 @@ use rulebook_compiler::driver;
 use std::path::Path;
 
 /// The most generated lines allowed for the five books together.
-const TOTAL_CEILING: usize = 157_500;
+const TOTAL_CEILING: usize = 157_800;
 
 /// Per system: the most generated lines allowed.
 const CEILINGS: [(&str, usize); 5] = [
-    ("combat3000", 24_900),
+    ("combat3000", 25_000),
     ("mercenary", 23_300),
     ("starleader", 20_700),
-    ("striker", 57_400),
+    ("striker", 57_500),
     ("t5", 31_400),
 ];
 
