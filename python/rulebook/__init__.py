@@ -118,24 +118,18 @@ def _doc_text(doc: Union[str, Mapping[str, Any]]) -> str:
     return doc if isinstance(doc, str) else _json.dumps(doc)
 
 
-def sweep_rows(doc: Union[str, Mapping[str, Any]]) -> List[Dict[str, Any]]:
+def sweep_rows(doc: Union[str, Mapping[str, Any]], fields: Optional[Sequence[str]] = None) -> List[Dict[str, Any]]:
     """The rows of a sweep document (``sweep_json``), as ``rulebook sweep`` writes its CSV.
 
     One row per outcome of each point: ``point``, each varied input (a whole number when every
-    value of that input is one), each kept field (or ``outcome``, the whole outcome as a dict),
-    ``probability`` (a Fraction) and ``error`` (None); a point without exact odds has one row with
-    its ``error`` and None elsewhere.
+    value of that input is one), each of ``fields`` (the sweep's ``field``) or else ``outcome``
+    (the whole outcome), ``probability`` (a Fraction) and ``error`` (None); a point without exact
+    odds has one row with its ``error`` and None elsewhere.
     """
     d = _json.loads(doc) if isinstance(doc, str) else doc
     names: List[str] = list(d["vary"])
     numeric = {n: all(_is_int(p["inputs"][n]) for p in d["points"]) for n in names}
-    fields: Optional[List[str]] = None
-    for p in d["points"]:
-        for o in p.get("outcomes", []):
-            fields = list(o["outcome"].keys()) if isinstance(o["outcome"], dict) else None
-            break
-        if fields is not None:
-            break
+    kept = list(fields or [])
     rows: List[Dict[str, Any]] = []
     for p in d["points"]:
         lead: Dict[str, Any] = {"point": p["point"]}
@@ -143,11 +137,11 @@ def sweep_rows(doc: Union[str, Mapping[str, Any]]) -> List[Dict[str, Any]]:
             v = p["inputs"][n]
             lead[n] = int(v) if numeric[n] else v
         if "error" in p:
-            blank = {f: None for f in fields} if fields else {"outcome": None}
+            blank = {f: None for f in kept} if kept else {"outcome": None}
             rows.append({**lead, **blank, "probability": None, "error": p["error"]})
             continue
         for o in p["outcomes"]:
-            shown = dict(o["outcome"]) if fields else {"outcome": o["outcome"]}
+            shown = {f: o["outcome"].get(f) for f in kept} if kept else {"outcome": o["outcome"]}
             rows.append({**lead, **shown, "probability": _fraction(o["probability"]), "error": None})
     return rows
 
@@ -279,7 +273,8 @@ class _Api:
     ) -> Any:
         """The sweep of :meth:`sweep_json` as a table: a pandas DataFrame when pandas is installed
         (or ``as_frame=True``), else a list of dicts; the rows of :func:`sweep_rows`."""
-        rows = sweep_rows(self.sweep_json(resolver, vary, set, field, shard, threads, budget))
+        fields = [field] if isinstance(field, str) else list(field or [])
+        rows = sweep_rows(self.sweep_json(resolver, vary, set, fields, shard, threads, budget), fields)
         if as_frame is False:
             return rows
         try:
