@@ -7,7 +7,7 @@
 //! re-exported here as `api` and `dice`); the functions below only convert JavaScript values. Build with `wasm/build.sh` (README: "JavaScript / WebAssembly").
 #![forbid(unsafe_code)]
 
-pub use rulebook_api::{api, dice};
+pub use rulebook_api::{api, dice, sweep};
 
 use api::{ApiError, Registry};
 use wasm_bindgen::prelude::*;
