@@ -5,7 +5,8 @@
 # the repository's root, where CI has already built the workspace). The command line the tests
 # compare with is RULEBOOK_BIN, default $CARGO_TARGET_DIR/debug/rulebook (built when missing).
 #
-# Exit status: pytest's; 3 when pip cannot reach PyPI (nothing was tested).
+# Exit status: pytest's; 3 when pip cannot reach PyPI, or there is no Python with venv (nothing
+# was tested).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -14,8 +15,15 @@ python="${PYTHON:-python3}"
 venv="$CARGO_TARGET_DIR/python-venv"
 started=$SECONDS
 
+if ! command -v "$python" >/dev/null 2>&1; then
+    echo "python/test.sh: no $python (set PYTHON to a Python 3.9 or later); nothing tested" >&2
+    exit 3
+fi
 rm -rf "$venv"
-"$python" -m venv "$venv"
+if ! "$python" -m venv "$venv"; then
+    echo "python/test.sh: $python cannot make a venv (Debian: apt-get install python3-venv); nothing tested" >&2
+    exit 3
+fi
 if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements-test.txt"; then
     if ! "$venv/bin/python" -m pip index versions pytest >/dev/null 2>&1; then
         echo "python/test.sh: pip cannot reach PyPI to install python/requirements-test.txt; nothing tested" >&2

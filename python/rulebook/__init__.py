@@ -41,6 +41,9 @@ __all__ = [
     "builtin_rules",
 ]
 
+# Diagnostics of rules that do not load (`Rules.load`); none for other errors.
+RulebookError.diagnostics = ()
+
 Outcome = Dict[str, Any]
 VaryValues = Union[str, range, Sequence[Any]]
 

@@ -8,7 +8,7 @@ Outcome = Dict[str, Any]
 VaryValues = Union[str, range, Sequence[Any]]
 
 class RulebookError(Exception):
-    diagnostics: List[Dict[str, Any]]
+    diagnostics: Sequence[Dict[str, Any]]
 
 class Roll:
     resolver: str

@@ -81,3 +81,4 @@ def test_errors_carry_the_command_lines_message(cli):
         rulebook.roll("mercenary.morale_test", morale=5000)
     assert str(e.value) == cli.error("roll", "mercenary.morale_test", "--set", "morale=5000", "--json")
     assert issubclass(rulebook.RulebookError, Exception)
+    assert e.value.diagnostics == ()
