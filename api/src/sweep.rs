@@ -46,7 +46,7 @@ impl Registry {
             return Err(ApiError(format!("--threads: 1 to {MAX_THREADS} (0 for every core), not {threads}")));
         }
         let text = if inputs_json.trim().is_empty() { "{}" } else { inputs_json };
-        let given = given_names(text)?;
+        let given = given_names(text);
         let names: Vec<String> = grid.axes.iter().map(|(n, _)| n.clone()).collect();
         for (i, (name, spec)) in vary.iter().enumerate() {
             if let Some((_, first)) = vary[..i].iter().find(|(n, _)| rt::normalize(n) == rt::normalize(name)) {
@@ -74,10 +74,10 @@ impl Registry {
 }
 
 /// The names given in the inputs JSON (none when it is not an object: binding says why).
-fn given_names(text: &str) -> Result<Vec<String>> {
+fn given_names(text: &str) -> Vec<String> {
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Object(m)) => Ok(m.keys().cloned().collect()),
-        _ => Ok(Vec::new()),
+        Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+        _ => Vec::new(),
     }
 }
 
