@@ -88,7 +88,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             with Client(args.scheduler) as client:
                 doc = run(client, args.resolver, dict(args.vary), fixed, fields, args.shards)
         else:
-            with LocalCluster(n_workers=args.workers, processes=True, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+            with LocalCluster(n_workers=args.workers, processes=True, threads_per_worker=1, dashboard_address=":0") as cluster, Client(cluster) as client:
                 doc = run(client, args.resolver, dict(args.vary), fixed, fields, args.shards)
     except rulebook.RulebookError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -22,7 +22,7 @@ BIN = os.environ.get("RULEBOOK_BIN") or str(Path(os.environ.get("CARGO_TARGET_DI
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as cluster:
         with distributed.Client(cluster) as c:
             yield c
 
