@@ -192,3 +192,50 @@ fn the_glue_tool_is_the_wasm_bindgen_of_cargo_lock() {
         assert!(manifest.contains(&pin), "wasm/bindgen/Cargo.toml must say `{pin}`");
     }
 }
+
+#[test]
+fn a_sweep_and_its_merged_shards_are_the_command_lines() {
+    let reg = Registry::builtin().unwrap();
+    let vary = vec![
+        ("weapon".to_string(), "Jaffna 9/4,Ghazi 10/7".to_string()),
+        ("range_hexes".to_string(), "0..3".to_string()),
+    ];
+    let fields = vec!["result".to_string()];
+    let fixed = r#"{"target_size": 1}"#;
+    let cli = stdout(&[
+        "sweep",
+        "starleader.to_hit",
+        "--vary",
+        "weapon=Jaffna 9/4,Ghazi 10/7",
+        "--vary",
+        "range_hexes=0..3",
+        "--set",
+        "target_size=1",
+        "--field",
+        "result",
+        "--json",
+    ]);
+    let one = reg.sweep("starleader.to_hit", &vary, fixed, &fields, None, 2, 60).unwrap();
+    assert_eq!(cli, format!("{one}\n"));
+    let shards: Vec<String> = (1..=3)
+        .map(|i| reg.sweep("starleader.to_hit", &vary, fixed, &fields, Some((i, 3)), 1, 60).unwrap())
+        .collect();
+    assert_eq!(rulebook_wasm::sweep::merge_sweeps(&shards).unwrap(), one);
+    // Each shard is the command line's `--shard I/3`.
+    let second = stdout(&[
+        "sweep",
+        "starleader.to_hit",
+        "--vary",
+        "weapon=Jaffna 9/4,Ghazi 10/7",
+        "--vary",
+        "range_hexes=0..3",
+        "--set",
+        "target_size=1",
+        "--field",
+        "result",
+        "--shard",
+        "2/3",
+        "--json",
+    ]);
+    assert_eq!(second, format!("{}\n", shards[1]));
+}

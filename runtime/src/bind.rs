@@ -305,12 +305,18 @@ pub fn bind_yaml(r: &ResolverInfo, yaml: &str) -> Result<Inputs, Error> {
 /// written (`7.5` is the decimal 7.5, never a float), lists are arrays, records objects, and
 /// `null` is none. Text that is not JSON is `Error::BadValue` carrying the parser's message.
 pub fn bind_json(r: &ResolverInfo, json: &str) -> Result<Inputs, Error> {
+    bind_json_sets(r, json, &[])
+}
+
+/// [`bind_json`] with `NAME=VALUE` texts over the JSON's values, bound as `--set` binds them (a
+/// sweep's varied inputs over the fixed ones, in the bindings).
+pub fn bind_json_sets(r: &ResolverInfo, json: &str, sets: &[(String, String)]) -> Result<Inputs, Error> {
     let v: serde_json::Value = serde_json::from_str(json).map_err(|e| Error::BadValue {
         input: "input JSON".into(),
         text: e.to_string(),
         expected: "an object of input names to values".into(),
     })?;
-    bind_inputs(r, &[], Some(&json_to_yaml(&v)))
+    bind_inputs(r, sets, Some(&json_to_yaml(&v)))
 }
 
 /// A JSON value as the YAML value of the same text: whole numbers stay numbers; any other number

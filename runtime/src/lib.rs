@@ -36,7 +36,7 @@ pub use serde;
 
 pub use arg::Arg;
 pub use bind::{
-    bind_inputs, bind_json, bind_yaml, nearest, normalize, parse_input, parse_value, parse_yaml, yaml_input, yaml_to_value, YamlProblem,
+    bind_inputs, bind_json, bind_json_sets, bind_yaml, nearest, normalize, parse_input, parse_value, parse_yaml, yaml_input, yaml_to_value, YamlProblem,
     MAX_YAML_DEPTH,
 };
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};

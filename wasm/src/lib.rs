@@ -3,12 +3,11 @@
 //! `Error`s whose message says what is wrong and the nearest valid choices. The built-in rules
 //! are compiled in; rules given as text run in the interpreter (`new Rules(files)`).
 //!
-//! The logic is plain Rust in `api` (tested natively); the functions below only convert
-//! JavaScript values. Build with `wasm/build.sh` (README: "JavaScript / WebAssembly").
+//! The logic is plain Rust in `rulebook-api` (tested natively, shared with the Python package,
+//! re-exported here as `api` and `dice`); the functions below only convert JavaScript values. Build with `wasm/build.sh` (README: "JavaScript / WebAssembly").
 #![forbid(unsafe_code)]
 
-pub mod api;
-pub mod dice;
+pub use rulebook_api::{api, dice, sweep};
 
 use api::{ApiError, Registry};
 use wasm_bindgen::prelude::*;

@@ -1,6 +1,6 @@
 //! The logic of every function the package exports, in plain Rust: JSON text in, JSON text out,
-//! tested natively (`cargo test -p rulebook-wasm`). The `#[wasm_bindgen]` functions in `lib.rs`
-//! only convert JavaScript values and errors. Every document is the one the command line prints
+//! tested natively (`cargo test -p rulebook-api`). The packages (`wasm/src/lib.rs`,
+//! `python/src/lib.rs`) only convert their language's values and errors. Every document is the one the command line prints
 //! with `--json` (`rulebook::json`), byte for byte.
 
 use crate::dice::{AskingDice, Request};
@@ -112,6 +112,21 @@ impl Registry {
         }
     }
 
+    /// Rules read from a folder (`SYSTEM/NAME.rules` files under it), as `--rules DIR` reads them,
+    /// for the interpreter. A folder that cannot be read is refused with what went wrong; rules
+    /// with errors as the command line refuses them (`cannot use the rules in DIR:` and every
+    /// diagnostic rendered). Kept for the rest of the program, as [`Registry::load`].
+    pub fn load_dir(dir: &std::path::Path) -> Result<Registry> {
+        match rulebook_interp::Rules::load(dir) {
+            Ok(rules) => Ok(Registry {
+                systems: rules.systems().to_vec(),
+                left_out: &[],
+            }),
+            Err(rulebook_interp::LoadError::Io(problems)) => Err(ApiError(problems.join("\n"))),
+            Err(e) => Err(ApiError(format!("cannot use the rules in {}:\n{e}", dir.display()))),
+        }
+    }
+
     pub fn systems(&self) -> &[&'static rt::SystemInfo] {
         &self.systems
     }
@@ -132,7 +147,7 @@ impl Registry {
         Ok(json::pretty(&json::system(s))?)
     }
 
-    fn find(&self, path: &str) -> Result<(&'static rt::SystemInfo, &'static rt::ResolverInfo)> {
+    pub(crate) fn find(&self, path: &str) -> Result<(&'static rt::SystemInfo, &'static rt::ResolverInfo)> {
         if self.systems.is_empty() && self.left_out.is_empty() {
             return Err(ApiError(format!("unknown resolver `{path}`: these rules have no systems")));
         }
@@ -284,6 +299,16 @@ const NEED_MORE: &str = "more faces needed";
 /// diagnostic as `rulebook check` shows it (file:line:col, the line, a caret, help).
 pub fn check_rules(files_json: &str) -> Result<String> {
     let compiled = driver::compile_sources(sources(files_json)?);
+    let mut doc = compiled.to_json();
+    if let serde_json::Value::Object(m) = &mut doc {
+        m.insert("rendered".into(), compiled.render().into());
+    }
+    Ok(json::pretty(&doc)?)
+}
+
+/// `rulebook check --rules DIR --json` of a folder, plus `rendered`, as [`check_rules`].
+pub fn check_dir(dir: &std::path::Path) -> Result<String> {
+    let compiled = driver::check_dir(dir).map_err(|problems| ApiError(problems.join("\n")))?;
     let mut doc = compiled.to_json();
     if let serde_json::Value::Object(m) = &mut doc {
         m.insert("rendered".into(), compiled.render().into());
