@@ -48,7 +48,7 @@ fn solve(step: &rt::ResolverInfo, start: rt::Inputs, horizon: u32) -> rt::best::
         step,
         start,
         until: "done",
-        decide: "roll_again",
+        decide: "roll_again".into(),
         choices: vec![Value::Bool(false), Value::Bool(true)],
         objective: rt::best::Objective::parse(step, "banked").unwrap_or_else(|e| panic!("{e}")),
         horizon,

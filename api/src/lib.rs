@@ -6,5 +6,6 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod best;
 pub mod dice;
 pub mod sweep;

@@ -28,6 +28,8 @@ __all__ = [
     "Roll",
     "Odds",
     "Rules",
+    "Best",
+    "best",
     "systems",
     "resolvers",
     "roll",
@@ -81,6 +83,27 @@ class Odds:
             (p for o, p in self.outcomes if all(o.get(k) == v for k, v in fields.items())),
             Fraction(0),
         )
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best choice of a decision in each state (``rulebook best --json``): every value an
+    exact Fraction (a probability, or an expected number)."""
+
+    resolver: str
+    decide: str
+    optimal: Fraction
+    compared: List[Tuple[str, Fraction]]
+    states: List[Dict[str, Any]]
+    json: Dict[str, Any] = _field(repr=False)
+
+    def choice(self, **state: Any) -> List[Any]:
+        """The best choices in the state whose fields have the values given (where it is first met):
+        ``best.choice(total=19)``."""
+        for s in self.states:
+            if all(s["state"].get(k) == v for k, v in state.items()):
+                return list(s["best"])
+        raise RulebookError(f"no state of {self.resolver} has {state}")
 
 
 def _fraction(text: str) -> Fraction:
@@ -289,6 +312,34 @@ class _Api:
         return pandas.DataFrame(rows)
 
 
+    def best(
+        self,
+        resolver: str,
+        inputs: Optional[Mapping[str, Any]] = None,
+        *,
+        until: str,
+        maximize: str,
+        decide: Optional[str] = None,
+        rounds: int = 100,
+        against: Optional[Mapping[str, Any]] = None,
+        **more: Any,
+    ) -> Best:
+        """The best choice of the step's decision (a ``choice`` input) in each state, exactly
+        (``rulebook best --json``): ``until`` is the yes/no output that ends the procedure,
+        ``maximize`` a yes/no or number output or ``FIELD OP VALUE``, ``decide`` the decision
+        (``NAME`` or ``NAME=LO..HI``; default: the step's one choice), ``against`` fixed choices to
+        compare (``{"stop_at": 4}``; a list of values for several)."""
+        pairs: List[Tuple[str, str]] = []
+        for name, values in (against or {}).items():
+            for v in values if isinstance(values, (list, tuple)) else [values]:
+                pairs.append((name, ("yes" if v else "no") if isinstance(v, bool) else str(v)))
+        doc = _json.loads(
+            self._backend.best(resolver, _inputs_json(inputs, more), until, maximize, decide, int(rounds), pairs)
+        )
+        compared = [(c["policy"], _fraction(c["value"])) for c in doc["compared"]]
+        return Best(doc["resolver"], doc["decide"], _fraction(doc["optimal"]), compared, doc["states"], doc)
+
+
 class Rules(_Api):
     """Rules read from a folder and run by the interpreter, with the same functions as the
     module (``systems``, ``resolvers``, ``roll``, ``odds``, ``sim``, ``sweep``, ``sweep_json``)."""
@@ -326,3 +377,4 @@ odds = _builtin.odds
 sim = _builtin.sim
 sweep = _builtin.sweep
 sweep_json = _builtin.sweep_json
+best = _builtin.best

@@ -24,6 +24,26 @@ class Odds:
     json: Dict[str, Any]
     def probability(self, **fields: Any) -> Fraction: ...
 
+class Best:
+    resolver: str
+    decide: str
+    optimal: Fraction
+    compared: List[Tuple[str, Fraction]]
+    states: List[Dict[str, Any]]
+    json: Dict[str, Any]
+    def choice(self, **state: Any) -> List[Any]: ...
+
+def best(
+    resolver: str,
+    inputs: Optional[Mapping[str, Any]] = ...,
+    *,
+    until: str,
+    maximize: str,
+    decide: Optional[str] = ...,
+    rounds: int = ...,
+    against: Optional[Mapping[str, Any]] = ...,
+    **more: Any,
+) -> Best: ...
 def systems() -> List[Dict[str, Any]]: ...
 def resolvers(what: str) -> Dict[str, Any]: ...
 def roll(
@@ -106,3 +126,15 @@ class Rules:
         budget: int = ...,
         as_frame: Optional[bool] = ...,
     ) -> Any: ...
+    def best(
+        self,
+        resolver: str,
+        inputs: Optional[Mapping[str, Any]] = ...,
+        *,
+        until: str,
+        maximize: str,
+        decide: Optional[str] = ...,
+        rounds: int = ...,
+        against: Optional[Mapping[str, Any]] = ...,
+        **more: Any,
+    ) -> Best: ...

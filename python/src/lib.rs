@@ -92,6 +92,40 @@ fn sweep_json(
         .map_err(err)
 }
 
+/// `rulebook best STEP --until UNTIL --maximize MAXIMIZE --json` (`decide` as `--decide`, `against`
+/// as `--against NAME=VALUE` pairs).
+#[pyfunction]
+#[pyo3(signature = (resolver, inputs_json, until, maximize, decide=None, rounds=100, against=Vec::new()))]
+fn best(
+    py: Python<'_>,
+    resolver: &str,
+    inputs_json: &str,
+    until: &str,
+    maximize: &str,
+    decide: Option<String>,
+    rounds: u32,
+    against: Vec<(String, String)>,
+) -> PyResult<String> {
+    let reg = builtin()?;
+    best_in(py, &reg, resolver, inputs_json, until, maximize, decide.as_deref(), rounds, &against)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn best_in(
+    py: Python<'_>,
+    reg: &Registry,
+    resolver: &str,
+    inputs_json: &str,
+    until: &str,
+    maximize: &str,
+    decide: Option<&str>,
+    rounds: u32,
+    against: &[(String, String)],
+) -> PyResult<String> {
+    let q = rulebook_api::best::BestAsk { until, decide, maximize, rounds, against };
+    py.detach(|| reg.best(resolver, inputs_json, &q)).map_err(err)
+}
+
 /// `rulebook merge --json`: shards' documents joined into one run's.
 #[pyfunction]
 fn merge(docs: Vec<String>) -> PyResult<String> {
@@ -181,6 +215,22 @@ impl Rules {
         py.detach(|| self.registry.sweep(resolver, &vary, inputs_json, &fields, shard, threads, budget_seconds))
             .map_err(err)
     }
+
+    #[pyo3(signature = (resolver, inputs_json, until, maximize, decide=None, rounds=100, against=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
+    fn best(
+        &self,
+        py: Python<'_>,
+        resolver: &str,
+        inputs_json: &str,
+        until: &str,
+        maximize: &str,
+        decide: Option<String>,
+        rounds: u32,
+        against: Vec<(String, String)>,
+    ) -> PyResult<String> {
+        best_in(py, &self.registry, resolver, inputs_json, until, maximize, decide.as_deref(), rounds, &against)
+    }
 }
 
 #[pymodule]
@@ -195,6 +245,7 @@ fn _rulebook(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_json, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
+    m.add_function(wrap_pyfunction!(best, m)?)?;
     m.add_function(wrap_pyfunction!(check_rules, m)?)?;
     m.add_function(wrap_pyfunction!(check_dir, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_rules_text, m)?)?;

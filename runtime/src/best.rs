@@ -96,7 +96,7 @@ pub struct Problem<'a> {
     /// The yes/no output that ends the procedure.
     pub until: &'a str,
     /// The decision input, and the values it may take.
-    pub decide: &'a str,
+    pub decide: String,
     pub choices: Vec<Value>,
     pub objective: Objective,
     /// Most steps followed; a path still going then is valued by its last outcome.
@@ -153,7 +153,7 @@ impl Solver<'_, '_> {
             inputs.insert(f.clone(), v.clone());
         }
         if let Some(c) = self.p.choices.get(choice) {
-            inputs.insert(self.p.decide.to_string(), c.clone());
+            inputs.insert(self.p.decide.clone(), c.clone());
         }
         inputs
     }
@@ -194,7 +194,7 @@ pub fn solve(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<V
     let fields: Vec<String> = p
         .start
         .keys()
-        .filter(|k| k.as_str() != p.decide && p.step.outputs.iter().any(|o| o.name == k.as_str()))
+        .filter(|k| k.as_str() != p.decide.as_str() && p.step.outputs.iter().any(|o| o.name == k.as_str()))
         .cloned()
         .collect();
     let start: Key = fields.iter().map(|k| p.start.get(k).cloned().unwrap_or(Value::None)).collect();

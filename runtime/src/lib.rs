@@ -7,6 +7,7 @@
 
 pub mod arg;
 pub mod best;
+pub mod best_ask;
 pub mod bind;
 pub mod chain;
 pub mod compiled;

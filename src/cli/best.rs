@@ -8,7 +8,7 @@ use super::{CliError, RulesArg};
 use num_rational::BigRational;
 use rulebook_runtime as rt;
 use rt::best::{decimal, fraction, Objective, Problem, Solution};
-use serde_json::json;
+use rt::best_ask::{Ask, Compared};
 use std::io::Write;
 
 /// States listed in the text report; `--json` lists them all.
@@ -49,78 +49,43 @@ pub struct BestArgs {
     pub budget: u64,
 }
 
-/// A policy's value: its label and value.
-struct Compared {
-    label: String,
-    value: BigRational,
-}
-
 pub fn run(systems: &[&'static rt::SystemInfo], args: &BestArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     super::odds::check_until(r, Some(&args.until))?;
-    let objective = Objective::parse(r, &args.maximize).map_err(CliError::usage)?;
-    let given = match (&args.decide, r.choices) {
-        (Some(d), _) => d.clone(),
-        (None, [one]) => (*one).to_string(),
-        (None, []) => {
-            return Err(CliError::usage(format!(
-                "{} declares no `choice` input: declare the decision in the rules (`choice NAME: TYPE = DEFAULT`), see docs/dsl.md",
-                r.name
-            )))
-        }
-        (None, many) => return Err(CliError::usage(format!("{} has several choices ({}); say which with --decide", r.name, many.join(", ")))),
+    let ask = Ask { until: &args.until, decide: args.decide.as_deref(), maximize: &args.maximize, rounds: args.rounds, against: &args.against };
+    // The question's mistakes are usage errors; then the inputs are bound (their own errors).
+    let mut bound: Option<CliError> = None;
+    let asked = rt::best_ask::ask(r, &ask, || {
+        inputs::bind(r, &args.inputs).map_err(|e| {
+            let text = e.message.clone();
+            bound = Some(e);
+            text
+        })
+    });
+    let asked = match (asked, bound) {
+        (Ok(a), _) => a,
+        (Err(_), Some(e)) => return Err(e),
+        (Err(e), None) => return Err(CliError::usage(e)),
     };
-    let (name, spec) = given.split_once('=').unwrap_or((&given, "all"));
-    let (decide, texts) = rt::sweep::axis(r, name.trim(), spec).map_err(|e| CliError::usage(e.replace("--vary", "--decide")))?;
-    if !r.choices.contains(&decide.as_str()) {
-        let declared = if r.choices.is_empty() { "none".to_string() } else { r.choices.join(", ") };
-        return Err(CliError::usage(format!(
-            "--decide {decide}: `{decide}` is not a decision of {}; its `choice` inputs: {declared} (declare one with `choice` in place of `in`)",
-            r.name
-        )));
-    }
-    let start = inputs::bind(r, &args.inputs)?;
-    let input = r.inputs.iter().find(|i| i.name == decide).ok_or_else(|| CliError::usage(format!("--decide {decide}: no such input")))?;
-    let mut choices: Vec<rt::Value> = texts.iter().map(|t| rt::parse_input(input.name, input.ty, t)).collect::<Result<_, _>>()?;
-    // The rules' own choice (the input as given, or its default) is always among the choices.
-    let own = start.get(&decide).cloned().unwrap_or(rt::Value::None);
-    if !choices.contains(&own) {
-        choices.push(own.clone());
-    }
-    let mut against = Vec::new();
-    for (n, v) in &args.against {
-        if rt::normalize(n) != rt::normalize(&decide) {
-            return Err(CliError::usage(format!("--against {n}={v}: the decision is `{decide}`; give --against {decide}=VALUE")));
-        }
-        let value = rt::parse_input(input.name, input.ty, v)?;
-        if !choices.contains(&value) {
-            choices.push(value.clone());
-        }
-        against.push(value);
-    }
-    let problem = Problem { step: r, start, until: &args.until, decide: &decide, choices, objective, horizon: args.rounds };
-    let index = |v: &rt::Value| problem.choices.iter().position(|c| c == v).unwrap_or(0);
-    // The budget bounds the whole work: a decision with too many states says so and stops.
+    let problem = &asked.problem;
+    // The budget bounds each part of the work: a decision with too many states says so and stops.
     let rounds = |mut e: CliError| {
         e.message = e.message.replace("(--steps)", "(--rounds)");
         e
     };
-    let solved = super::budgeted(args.budget, || rt::best::solve(&problem, &mut |i| r.odds(i), None))
+    let solved = super::budgeted(args.budget, || rt::best::solve(problem, &mut |i| r.odds(i), None))
         .map_err(|e| rounds(super::rules_error::failed(e, args.json, out)))?;
-    let mut compared = Vec::new();
-    for v in std::iter::once(&own).chain(&against) {
-        let k = index(v);
+    let compared = rt::best_ask::compare(&asked, &mut |k| {
         let fixed = move |_: &rt::Inputs| k;
-        let sol = super::budgeted(args.budget, || rt::best::solve(&problem, &mut |i| r.odds(i), Some(&fixed))).map_err(|e| rounds(e.into()))?;
-        let label = if v == &own { format!("the rules' own ({decide} = {v})") } else { format!("{decide} = {v}") };
-        compared.push(Compared { label, value: sol.optimal });
-    }
+        super::budgeted(args.budget, || rt::best::solve(problem, &mut |i| r.odds(i), Some(&fixed)))
+    })
+    .map_err(|e| rounds(e.into()))?;
     let path = format!("{}.{}", s.name, r.name);
-    let probability = is_probability(r, &problem.objective);
     if args.json {
-        writeln!(out, "{}", pretty(&json_doc(&path, args, &problem, &solved, &compared))?)?;
+        writeln!(out, "{}", pretty(&rt::best_ask::json_doc(&path, &ask, problem, &solved, &compared))?)?;
     } else {
-        report(out, &path, args, &problem, &solved, &compared, probability)?;
+        let probability = is_probability(r, &problem.objective);
+        report(out, &path, args, problem, &solved, &compared, probability)?;
     }
     Ok(())
 }
@@ -212,32 +177,4 @@ fn report(out: &mut dyn Write, path: &str, args: &BestArgs, p: &Problem, sol: &S
         writeln!(out, "  … {} more (--json lists every state)", matters.len() - MAX_ROWS)?;
     }
     Ok(())
-}
-
-fn json_doc(path: &str, args: &BestArgs, p: &Problem, sol: &Solution, compared: &[Compared]) -> serde_json::Value {
-    let states: Vec<serde_json::Value> = sol
-        .states
-        .iter()
-        .map(|st| {
-            let state: serde_json::Map<String, serde_json::Value> = sol.fields.iter().cloned().zip(st.state.iter().map(rt::Value::to_json)).collect();
-            json!({
-                "step": st.step,
-                "state": state,
-                "best": st.best.iter().filter_map(|&c| p.choices.get(c)).map(rt::Value::to_json).collect::<Vec<_>>(),
-                "value": fraction(&st.value),
-                "values": st.values.iter().zip(&p.choices).map(|(v, c)| json!({"choice": c.to_json(), "value": fraction(v)})).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    json!({
-        "resolver": path,
-        "until": args.until,
-        "decide": p.decide,
-        "maximize": args.maximize,
-        "rounds": p.horizon,
-        "optimal": fraction(&sol.optimal),
-        "compared": compared.iter().map(|c| json!({"policy": c.label, "value": fraction(&c.value)})).collect::<Vec<_>>(),
-        "worked": sol.worked,
-        "states": states,
-    })
 }
