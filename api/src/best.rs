@@ -6,14 +6,8 @@ use crate::api::{ApiError, Registry, Result};
 use rulebook_runtime as rt;
 use rulebook_runtime::json;
 
-/// What `best` is asked: the options of `rulebook best`.
-pub struct BestAsk<'a> {
-    pub until: &'a str,
-    pub decide: Option<&'a str>,
-    pub maximize: &'a str,
-    pub rounds: u32,
-    pub against: &'a [(String, String)],
-}
+/// What `best` is asked: the options of `rulebook best` (the runtime's, shared with the CLI).
+pub use rulebook_runtime::best_ask::Ask as BestAsk;
 
 impl Registry {
     /// `rulebook best STEP --until .. --maximize .. --json`, the step's inputs the JSON inputs
@@ -23,11 +17,10 @@ impl Registry {
         if q.rounds == 0 {
             return Err(ApiError("rounds: at least 1 step".into()));
         }
-        let ask = rt::best_ask::Ask { until: q.until, decide: q.decide, maximize: q.maximize, rounds: q.rounds, against: q.against };
         let text = if inputs_json.trim().is_empty() { "{}" } else { inputs_json };
-        let asked = rt::best_ask::ask(r, &ask, || rt::bind_json_sets(r, text, &[]).map_err(|e| e.to_string())).map_err(ApiError)?;
+        let asked = rt::best_ask::ask(r, q, || rt::bind_json_sets(r, text, &[]).map_err(|e| e.to_string())).map_err(ApiError)?;
         let (solved, compared) = rt::best_ask::answer(&asked, &mut |i| r.odds(i))?;
-        let doc = rt::best_ask::json_doc(&format!("{}.{}", s.name, r.name), &ask, &asked.problem, &solved, &compared);
+        let doc = rt::best_ask::json_doc(&format!("{}.{}", s.name, r.name), q, &asked.problem, &solved, &compared);
         Ok(json::pretty(&doc)?)
     }
 }
