@@ -7,13 +7,13 @@ use rulebook_compiler::driver;
 use std::path::Path;
 
 /// The most generated lines allowed for the five books together.
-const TOTAL_CEILING: usize = 157_800;
+const TOTAL_CEILING: usize = 158_200;
 
 /// Per system: the most generated lines allowed.
 const CEILINGS: [(&str, usize); 5] = [
     ("combat3000", 25_000),
     ("mercenary", 23_300),
-    ("starleader", 20_700),
+    ("starleader", 21_100),
     ("striker", 57_500),
     ("t5", 31_400),
 ];
