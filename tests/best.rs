@@ -154,6 +154,8 @@ fn mistakes_are_usage_errors_before_any_work() {
         (vec!["--decide", "stop_at", "--maximize", "conquered"], "has no output `conquered`; its outputs: attackers, defenders, done"),
         (vec!["--decide", "stop_at", "--maximize", "done", "--against", "stop=2"], "the decision is `stop_at`; give --against stop_at=VALUE"),
         (vec!["--decide", "stop_at=a..b", "--maximize", "done"], "--decide stop_at=a..b: `a` is not a whole number"),
+        (vec!["--maximize", "x * attackers"], "`x` is not a whole number to multiply by"),
+        (vec!["--maximize", "attackers - "], "a term without an output"),
     ] {
         let mut args = RISK[..10].to_vec();
         args.extend(extra.iter());
@@ -181,4 +183,36 @@ fn a_decision_with_too_many_states_says_so_within_its_budget() {
     assert!(stderr.contains("(--rounds)"), "{stderr}");
     assert!(out.stdout.is_empty());
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+}
+
+/// Starleader 6.64: after each failed unjam the owner may try again or leave the weapon jammed;
+/// three failures in a row ruin it. Counting a working weapon +1 and a ruined one -1, the best
+/// policy and its value follow from p = P(3d6 <= IQ) by hand: after two failures, try again only
+/// if 2p - 1 > 0, that is from IQ 11 (at IQ 10, p = 1/2, either). The compiled rules and the
+/// interpreter give the same document.
+#[test]
+fn starleader_unjam_tries_a_third_time_from_iq_eleven() {
+    for iq in 6i64..=14 {
+        let hits = (1..=6).flat_map(|a| (1..=6).flat_map(move |b| (1..=6).map(move |c| a + b + c))).filter(|&s| s <= iq).count();
+        let p = BigRational::new(i64::try_from(hits).unwrap().into(), 216.into());
+        let zero = BigRational::from_integer(0.into());
+        let one = BigRational::from_integer(1.into());
+        let v2 = (&p - (&one - &p)).max(zero.clone());
+        let v1 = (&p + (&one - &p) * &v2).max(zero.clone());
+        let v0 = (&p + (&one - &p) * &v1).max(zero);
+        let args = ["best", "starleader.unjam_or_stop", "--set", &format!("iq={iq}"), "--until", "done", "--maximize", "working - ruined", "--json"];
+        let compiled: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        assert_eq!(compiled["optimal"], rt::best::fraction(&v0), "IQ {iq}");
+        let third = compiled["states"].as_array().unwrap().iter().find(|s| s["state"]["failures"] == 2);
+        let best_third: Vec<bool> = third.map(|s| s["best"].as_array().unwrap().iter().map(|b| b.as_bool().unwrap()).collect()).unwrap_or_default();
+        let expected: &[bool] = match iq.cmp(&10) {
+            std::cmp::Ordering::Less => &[false],
+            std::cmp::Ordering::Equal => &[false, true],
+            std::cmp::Ordering::Greater => &[true],
+        };
+        assert_eq!(best_third, expected, "IQ {iq}: after two failures");
+        let mut interpreted = args.to_vec();
+        interpreted.extend(["--rules", "rules-src"]);
+        assert_eq!(ok(&interpreted), ok(&args), "IQ {iq}: the interpreter against the compiled rules");
+    }
 }

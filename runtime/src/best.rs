@@ -14,80 +14,13 @@ use crate::registry::ResolverInfo;
 use crate::value::{Inputs, Value};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Zero};
+use num_traits::Zero;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most distinct states followed before giving up (`Error::TooManyStates`).
 pub const MAX_STATES: usize = 200_000;
 
-/// What to maximize: a yes/no output (its probability), a number output (its expected value), or
-/// `FIELD OP VALUE` (the probability that it holds).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Objective {
-    pub field: String,
-    pub test: Option<(Op, String)>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl Objective {
-    /// `FIELD`, or `FIELD OP VALUE` with OP one of `==`, `!=`, `<`, `<=`, `>`, `>=`; the field must
-    /// be an output of `step`.
-    pub fn parse(step: &ResolverInfo, text: &str) -> Result<Objective, String> {
-        let ops = [("==", Op::Eq), ("!=", Op::Ne), ("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)];
-        let (field, test) = match ops.iter().find_map(|(s, op)| text.split_once(s).map(|(a, b)| (a, b, *op))) {
-            Some((a, b, op)) => (a.trim(), Some((op, b.trim().trim_matches('"').to_string()))),
-            None => (text.trim(), None),
-        };
-        if !step.outputs.iter().any(|o| o.name == field) {
-            let names: Vec<&str> = step.outputs.iter().map(|o| o.name).collect();
-            return Err(format!("--maximize {text}: `{}` has no output `{field}`; its outputs: {}", step.name, names.join(", ")));
-        }
-        Ok(Objective { field: field.to_string(), test })
-    }
-
-    /// The objective's value for one outcome.
-    fn value(&self, outcome: &Value) -> Result<BigRational, Error> {
-        let v = outcome.field(&self.field).unwrap_or(&Value::None);
-        let yes = |b: bool| if b { BigRational::one() } else { BigRational::zero() };
-        let Some((op, want)) = &self.test else {
-            return match v {
-                Value::Bool(b) => Ok(yes(*b)),
-                Value::Int(i) => Ok(BigRational::from_integer(BigInt::from(*i))),
-                other => Err(Error::Domain {
-                    what: format!("--maximize {}: its value {other} is neither yes/no nor a whole number; compare it (`{} == VALUE`)", self.field, self.field),
-                }),
-            };
-        };
-        let order = match (v, want.parse::<i64>()) {
-            (Value::Int(i), Ok(w)) => Some(i.cmp(&w)),
-            _ => None,
-        };
-        let same = order.map_or_else(|| crate::names::normalize(&v.to_string().trim_matches('"').to_string()) == crate::names::normalize(want), |o| o.is_eq());
-        let holds = match (op, order) {
-            (Op::Eq, _) => same,
-            (Op::Ne, _) => !same,
-            (Op::Lt, Some(o)) => o.is_lt(),
-            (Op::Le, Some(o)) => o.is_le(),
-            (Op::Gt, Some(o)) => o.is_gt(),
-            (Op::Ge, Some(o)) => o.is_ge(),
-            _ => {
-                return Err(Error::Domain {
-                    what: format!("--maximize: `{}` is {v}, which does not compare in order with {want}", self.field),
-                })
-            }
-        };
-        Ok(yes(holds))
-    }
-}
+pub use crate::objective::{Objective, Op, Term};
 
 /// A procedure and its decision.
 pub struct Problem<'a> {

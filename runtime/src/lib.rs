@@ -20,6 +20,7 @@ pub mod json;
 pub mod list;
 pub mod names;
 pub mod num;
+pub mod objective;
 pub mod odds;
 pub mod registry;
 pub mod sim;

@@ -30,7 +30,8 @@ pub struct BestArgs {
     #[arg(long, value_name = "NAME[=VALUES]")]
     pub decide: Option<String>,
     /// What to maximize: a yes/no output (its probability), a number output (its expected value),
-    /// or FIELD OP VALUE with OP one of == != < <= > >= (its probability)
+    /// FIELD OP VALUE with OP one of == != < <= > >= (its probability), or a sum of such terms,
+    /// each with a whole coefficient (`working - ruined`, `2 * (result == win) + (result == draw)`)
     #[arg(long, value_name = "EXPR")]
     pub maximize: String,
     /// Most steps followed; a path not ended then is valued by its last outcome
@@ -92,7 +93,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &BestArgs, out: &mut dyn W
 
 /// Whether the objective is a probability (a yes/no output, or a test), not an expected number.
 fn is_probability(r: &rt::ResolverInfo, o: &Objective) -> bool {
-    o.test.is_some() || r.outputs.iter().any(|f| f.name == o.field && matches!(f.ty, rt::Ty::Bool))
+    o.is_probability(r)
 }
 
 /// A value as the report shows it: a probability as a percentage, a number with four decimals,
@@ -142,7 +143,7 @@ fn choices_text(p: &Problem, best: &[usize]) -> String {
 }
 
 fn report(out: &mut dyn Write, path: &str, args: &BestArgs, p: &Problem, sol: &Solution, compared: &[Compared], probability: bool) -> Result<(), CliError> {
-    let what = if probability { format!("P({})", args.maximize.trim()) } else { format!("the expected {}", args.maximize.trim()) };
+    let what = if probability { format!("P({})", args.maximize.trim()) } else { format!("the expected value of `{}`", args.maximize.trim()) };
     writeln!(out, "{path}: the best `{}` in each state, to maximize {what}", p.decide)?;
     writeln!(out, "(exact, by backward induction over at most {} steps; {} states and choices worked out)\n", p.horizon, sol.worked)?;
     let mut rows = vec![("best".to_string(), &sol.optimal)];
