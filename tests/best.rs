@@ -216,3 +216,26 @@ fn starleader_unjam_tries_a_third_time_from_iq_eleven() {
         assert_eq!(ok(&interpreted), ok(&args), "IQ {iq}: the interpreter against the compiled rules");
     }
 }
+
+/// Mercenary's Rally (Battle System: Rally Action): 2D + Leadership 9+ regains the Effect, a
+/// failure costs a point. A commander with Leadership 0 or 1 does best never to Rally a unit at
+/// 3 of 6 (over three actions), one with 2 or more always to; the compiled rules and the
+/// interpreter agree.
+#[test]
+fn mercenary_rallies_only_with_leadership_two_or_more() {
+    for leadership in 0..=3 {
+        let l = format!("leadership={leadership}");
+        let args = ["best", "mercenary.rally_or_stop", "--set", &l, "--set", "morale=3", "--set", "start_morale=6", "--until", "done", "--maximize", "morale", "--rounds", "3", "--json"];
+        let doc: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        let start = &doc["states"][0];
+        assert_eq!(start["state"]["morale"], 3);
+        let rally = leadership >= 2;
+        assert_eq!(start["best"], serde_json::json!([rally]), "Leadership {leadership}");
+        if !rally {
+            assert_eq!(doc["optimal"], "3/1", "Leadership {leadership}: stopping keeps the 3 points");
+        }
+        let mut interpreted = args.to_vec();
+        interpreted.extend(["--rules", "rules-src"]);
+        assert_eq!(ok(&interpreted), ok(&args), "Leadership {leadership}");
+    }
+}
