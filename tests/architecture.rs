@@ -55,7 +55,15 @@ fn the_compiler_does_io_only_in_its_driver() {
 
 #[test]
 fn randomness_is_always_seeded_and_order_never_comes_from_a_hash() {
-    for dir in ["runtime/src", "compiler/src", "interp/src", "src/cli", "api/src", "wasm/src", "python/src"] {
+    for dir in [
+        "runtime/src",
+        "compiler/src",
+        "interp/src",
+        "src/cli",
+        "api/src",
+        "wasm/src",
+        "python/src",
+    ] {
         for (name, text) in rust_files(dir) {
             for banned in ["thread_rng", "rand::random", "from_entropy", "StdRng", "OsRng"] {
                 assert!(!text.contains(banned), "{name} uses unseeded or unstable randomness (`{banned}`)");
@@ -97,7 +105,16 @@ fn code_only(text: &str) -> String {
 #[test]
 fn no_game_knowledge_outside_rules_src() {
     // A few names that only the rulebooks use: if they appear in Rust, game data leaked out of rules-src.
-    for dir in ["runtime/src", "compiler/src", "interp/src", "src", "src/cli", "api/src", "wasm/src", "python/src"] {
+    for dir in [
+        "runtime/src",
+        "compiler/src",
+        "interp/src",
+        "src",
+        "src/cli",
+        "api/src",
+        "wasm/src",
+        "python/src",
+    ] {
         for (name, text) in rust_files(dir) {
             if name.ends_with("fixture.rs") || name.ends_with("tests.rs") {
                 continue;
@@ -237,7 +254,15 @@ fn no_source_file_is_over_a_thousand_lines() {
     // Split by what the code converts, as `compiler/src/check/` is. The files still waiting for
     // their split (issue 39) are listed with the most lines they may have: a list that only shrinks.
     let waiting: [(&str, usize); 0] = [];
-    for dir in ["src", "compiler/src", "runtime/src", "interp/src", "api/src", "wasm/src", "python/src"] {
+    for dir in [
+        "src",
+        "compiler/src",
+        "runtime/src",
+        "interp/src",
+        "api/src",
+        "wasm/src",
+        "python/src",
+    ] {
         for (name, text) in rust_files(dir) {
             let lines = text.lines().count();
             let limit = waiting.iter().find(|(w, _)| *w == name).map_or(1000, |(_, l)| *l);
@@ -289,6 +314,9 @@ fn every_book_has_a_cargo_feature_on_by_default() {
         );
     }
     // rulebook-api has no default features: each package chooses its books.
-    assert!(!api.lines().any(|l| l.starts_with("default = ")), "api/Cargo.toml must have no default features");
+    assert!(
+        !api.lines().any(|l| l.starts_with("default = ")),
+        "api/Cargo.toml must have no default features"
+    );
     assert_eq!(books, 5);
 }

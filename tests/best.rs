@@ -93,15 +93,30 @@ fn the_optimum_is_the_best_of_every_deterministic_policy() {
             best = Some(v);
         }
     }
-    assert_eq!(Some(sol.optimal.clone()), best, "{} against the best of 256 policies", rt::best::decimal(&sol.optimal, 4));
+    assert_eq!(
+        Some(sol.optimal.clone()),
+        best,
+        "{} against the best of 256 policies",
+        rt::best::decimal(&sol.optimal, 4)
+    );
     // Re-run through the chain, the policy `best` chose gives the optimum it reports.
-    let chosen = |t: i64| sol.states.iter().find(|s| s.state[0] == Value::Int(t)).is_some_and(|s| s.best.first() == Some(&1));
+    let chosen = |t: i64| {
+        sol.states
+            .iter()
+            .find(|s| s.state[0] == Value::Int(t))
+            .is_some_and(|s| s.best.first() == Some(&1))
+    };
     assert_eq!(chained_value(step, &start, 40, &chosen), sol.optimal);
 }
 
 fn ok(args: &[&str]) -> String {
     let out = rulebook(args);
-    assert!(out.status.success(), "rulebook {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "rulebook {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -144,16 +159,31 @@ fn risk_fixed_policies_are_what_odds_until_gives_them() {
     assert_eq!(all["decide"], "stop_at");
     assert_eq!(all["optimal"], doc["optimal"]);
     let text = ok(RISK);
-    assert!(text.contains("best                          63.83%  (1166853115687865/1828079220031488)"), "{text}");
+    assert!(
+        text.contains("best                          63.83%  (1166853115687865/1828079220031488)"),
+        "{text}"
+    );
 }
 
 #[test]
 fn mistakes_are_usage_errors_before_any_work() {
     for (extra, says) in [
-        (vec!["--decide", "attackers", "--maximize", "done"], "`attackers` is not a decision of attack; its `choice` inputs: stop_at"),
-        (vec!["--decide", "stop_at", "--maximize", "conquered"], "has no output `conquered`; its outputs: attackers, defenders, done"),
-        (vec!["--decide", "stop_at", "--maximize", "done", "--against", "stop=2"], "the decision is `stop_at`; give --against stop_at=VALUE"),
-        (vec!["--decide", "stop_at=a..b", "--maximize", "done"], "--decide stop_at=a..b: `a` is not a whole number"),
+        (
+            vec!["--decide", "attackers", "--maximize", "done"],
+            "`attackers` is not a decision of attack; its `choice` inputs: stop_at",
+        ),
+        (
+            vec!["--decide", "stop_at", "--maximize", "conquered"],
+            "has no output `conquered`; its outputs: attackers, defenders, done",
+        ),
+        (
+            vec!["--decide", "stop_at", "--maximize", "done", "--against", "stop=2"],
+            "the decision is `stop_at`; give --against stop_at=VALUE",
+        ),
+        (
+            vec!["--decide", "stop_at=a..b", "--maximize", "done"],
+            "--decide stop_at=a..b: `a` is not a whole number",
+        ),
         (vec!["--maximize", "x * attackers"], "`x` is not a whole number to multiply by"),
         (vec!["--maximize", "attackers - "], "a term without an output"),
     ] {
@@ -175,7 +205,18 @@ fn a_decision_with_too_many_states_says_so_within_its_budget() {
     let started = std::time::Instant::now();
     // A hundred armies a side, any of a hundred choices in each of some 10,000 states.
     let mut args = RISK[..4].to_vec();
-    args.extend(["--set", "attackers=100", "--set", "defenders=100", "--until", "done", "--maximize", "defenders == 0", "--budget", "1"]);
+    args.extend([
+        "--set",
+        "attackers=100",
+        "--set",
+        "defenders=100",
+        "--until",
+        "done",
+        "--maximize",
+        "defenders == 0",
+        "--budget",
+        "1",
+    ]);
     let out = rulebook(&args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -193,18 +234,33 @@ fn a_decision_with_too_many_states_says_so_within_its_budget() {
 #[test]
 fn starleader_unjam_tries_a_third_time_from_iq_eleven() {
     for iq in 6i64..=14 {
-        let hits = (1..=6).flat_map(|a| (1..=6).flat_map(move |b| (1..=6).map(move |c| a + b + c))).filter(|&s| s <= iq).count();
+        let hits = (1..=6)
+            .flat_map(|a| (1..=6).flat_map(move |b| (1..=6).map(move |c| a + b + c)))
+            .filter(|&s| s <= iq)
+            .count();
         let p = BigRational::new(i64::try_from(hits).unwrap().into(), 216.into());
         let zero = BigRational::from_integer(0.into());
         let one = BigRational::from_integer(1.into());
         let v2 = (&p - (&one - &p)).max(zero.clone());
         let v1 = (&p + (&one - &p) * &v2).max(zero.clone());
         let v0 = (&p + (&one - &p) * &v1).max(zero);
-        let args = ["best", "starleader.unjam_or_stop", "--set", &format!("iq={iq}"), "--until", "done", "--maximize", "working - ruined", "--json"];
+        let args = [
+            "best",
+            "starleader.unjam_or_stop",
+            "--set",
+            &format!("iq={iq}"),
+            "--until",
+            "done",
+            "--maximize",
+            "working - ruined",
+            "--json",
+        ];
         let compiled: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
         assert_eq!(compiled["optimal"], rt::best::fraction(&v0), "IQ {iq}");
         let third = compiled["states"].as_array().unwrap().iter().find(|s| s["state"]["failures"] == 2);
-        let best_third: Vec<bool> = third.map(|s| s["best"].as_array().unwrap().iter().map(|b| b.as_bool().unwrap()).collect()).unwrap_or_default();
+        let best_third: Vec<bool> = third
+            .map(|s| s["best"].as_array().unwrap().iter().map(|b| b.as_bool().unwrap()).collect())
+            .unwrap_or_default();
         let expected: &[bool] = match iq.cmp(&10) {
             std::cmp::Ordering::Less => &[false],
             std::cmp::Ordering::Equal => &[false, true],
@@ -225,7 +281,23 @@ fn starleader_unjam_tries_a_third_time_from_iq_eleven() {
 fn mercenary_rallies_only_with_leadership_two_or_more() {
     for leadership in 0..=3 {
         let l = format!("leadership={leadership}");
-        let args = ["best", "mercenary.rally_or_stop", "--set", &l, "--set", "morale=3", "--set", "start_morale=6", "--until", "done", "--maximize", "morale", "--rounds", "3", "--json"];
+        let args = [
+            "best",
+            "mercenary.rally_or_stop",
+            "--set",
+            &l,
+            "--set",
+            "morale=3",
+            "--set",
+            "start_morale=6",
+            "--until",
+            "done",
+            "--maximize",
+            "morale",
+            "--rounds",
+            "3",
+            "--json",
+        ];
         let doc: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
         let start = &doc["states"][0];
         assert_eq!(start["state"]["morale"], 3);

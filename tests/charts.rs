@@ -415,7 +415,16 @@ fn no_text_runs_off_the_canvas() {
             "--set",
             "special_results=true",
         ],
-        vec!["sweep", "t5.attack", "--vary", "target_speed=all", "--set", "range=3", "--set", "characteristic=8"],
+        vec![
+            "sweep",
+            "t5.attack",
+            "--vary",
+            "target_speed=all",
+            "--set",
+            "range=3",
+            "--set",
+            "characteristic=8",
+        ],
     ];
     for (k, args) in cases.iter().enumerate() {
         let file = dir.join(format!("chart{k}.svg"));

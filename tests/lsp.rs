@@ -24,7 +24,6 @@ fn folder(tag: &str) -> PathBuf {
     dir
 }
 
-
 #[test]
 fn an_editor_session_over_json_rpc() {
     let dir = folder("session");
@@ -217,7 +216,6 @@ fn arena(tag: &str) -> (PathBuf, [String; 3]) {
     }
     (dir, uris.try_into().unwrap())
 }
-
 
 /// A location as (file name, line, first column, end column).
 type Place = (String, u64, u64, u64);
@@ -873,7 +871,10 @@ fn formatting_lays_out_the_unsaved_text() {
     let broken = ask(&mut ed, &fire);
     let message = broken["error"]["message"].as_str().unwrap_or_else(|| panic!("{broken}"));
     assert!(message.starts_with("cannot lay the file out, it does not parse: "), "{message}");
-    let outline = ed.ask("textDocument/documentSymbol", json!({"textDocument": {"uri": uri(&dir.join("demo/weapons.rules"))}}));
+    let outline = ed.ask(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&dir.join("demo/weapons.rules"))}}),
+    );
     assert!(outline["result"].is_array(), "{outline}");
     ed.close();
     let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,12 @@ use serde_json::Value;
 
 fn ok(args: &[&str]) -> String {
     let out = rulebook(args);
-    assert!(out.status.success(), "rulebook {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "rulebook {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -58,7 +63,12 @@ fn every_point_has_the_odds_that_odds_gives() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|o| (o["outcome"]["result"].as_str().unwrap().to_string(), o["probability"].as_str().unwrap().to_string()))
+            .map(|o| {
+                (
+                    o["outcome"]["result"].as_str().unwrap().to_string(),
+                    o["probability"].as_str().unwrap().to_string(),
+                )
+            })
             .collect();
         let mine: Vec<(String, String)> = mine.iter().map(|r| (r[3].to_string(), r[4].to_string())).collect();
         assert_eq!(mine, theirs, "point {point}: {weapon} at {range}");
@@ -100,7 +110,10 @@ fn a_point_the_rules_reject_is_a_row_with_its_error() {
     let csv = ok(&["sweep", "striker.gravity_movement", "--vary", "gravity=0..2", "--set", "rate_cm=10"]);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "point,gravity,outcome,probability,percent,error");
-    assert!(lines[1].starts_with("0,0,,,,\"the rules reject this situation: gravity must be above 0 G [Striker 53.B]"), "{csv}");
+    assert!(
+        lines[1].starts_with("0,0,,,,\"the rules reject this situation: gravity must be above 0 G [Striker 53.B]"),
+        "{csv}"
+    );
     assert_eq!(lines[2], "1,1,{rate_cm: 10},1/1,100.0000,");
     assert_eq!(lines[3], "2,2,{rate_cm: 5},1/1,100.0000,");
 }
@@ -112,7 +125,10 @@ fn mistakes_in_the_grid_are_usage_errors() {
         (vec!["--vary", "rate_cm=all"], "has too many values to list"),
         (vec!["--vary", "rate_cm=5..1"], "give LO..HI with LO <= HI"),
         (vec!["--vary", "rate_cm=1..3", "--shard", "4/3"], "expected I/N with 1 <= I <= N"),
-        (vec!["--vary", "rate_cm=1..3", "--set", "rate_cm=4", "--set", "gravity=1"], "`rate_cm` is set twice"),
+        (
+            vec!["--vary", "rate_cm=1..3", "--set", "rate_cm=4", "--set", "gravity=1"],
+            "`rate_cm` is set twice",
+        ),
     ] {
         let mut all = vec!["sweep", "striker.gravity_movement"];
         all.extend(args.iter());

@@ -108,7 +108,18 @@ const FIRE: &[&str] = &[
 fn each_cell_says_its_points_exact_probability_in_a_colour_that_grows_lighter() {
     let (csv, svg) = sweep("heat", FIRE);
     let all = texts(&svg);
-    for t in ["P(result = hit)", "P(result = miss)", "weapon", "range_hexes", "Jaffna 9/4", "Mazer 14/13", "1", "3", "100%", "0%"] {
+    for t in [
+        "P(result = hit)",
+        "P(result = miss)",
+        "weapon",
+        "range_hexes",
+        "Jaffna 9/4",
+        "Mazer 14/13",
+        "1",
+        "3",
+        "100%",
+        "0%",
+    ] {
         assert!(all.iter().any(|x| x == t), "no `{t}` in {all:?}");
     }
     let drawn = cells(&svg);
@@ -153,10 +164,23 @@ fn with_three_inputs_each_value_of_the_third_has_its_heatmap_of_the_right_points
 
 #[test]
 fn one_input_is_a_line_per_value_with_its_points_placed_by_probability() {
-    let args = ["t5.attack", "--vary", "range=0..9", "--set", "characteristic=8", "--set", "skill=2", "--field", "result"];
+    let args = [
+        "t5.attack",
+        "--vary",
+        "range=0..9",
+        "--set",
+        "characteristic=8",
+        "--set",
+        "skill=2",
+        "--field",
+        "result",
+    ];
     let (csv, svg) = sweep("lines", &args);
     let all = texts(&svg);
-    assert!(all.iter().any(|t| t == "result = hit") && all.iter().any(|t| t == "result = miss"), "{all:?}");
+    assert!(
+        all.iter().any(|t| t == "result = hit") && all.iter().any(|t| t == "result = miss"),
+        "{all:?}"
+    );
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let first: Vec<f64> = doc
         .descendants()
@@ -209,7 +233,10 @@ fn what_cannot_be_drawn_is_refused_before_the_work() {
     let out = rulebook(&all);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("no point has that outcome; outcomes: result = hit, result = miss"), "{stderr}");
+    assert!(
+        stderr.contains("no point has that outcome; outcomes: result = hit, result = miss"),
+        "{stderr}"
+    );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("point,weapon,range_hexes,result"));
     assert!(!dir.join("c.svg").exists());
 }

@@ -32,8 +32,18 @@ mod tests {
     #[test]
     fn a_step_without_a_choice_is_refused_with_the_command_lines_words() {
         let reg = Registry::builtin().unwrap_or_else(|e| panic!("{e}"));
-        let q = BestAsk { until: "rate_cm", decide: None, maximize: "rate_cm", rounds: 10, against: &[] };
-        let e = reg.best("striker.gravity_movement", "{}", &q).err().map(|e| e.0).unwrap_or_default();
+        let q = BestAsk {
+            until: "rate_cm",
+            decide: None,
+            maximize: "rate_cm",
+            rounds: 10,
+            against: &[],
+        };
+        let e = reg
+            .best("striker.gravity_movement", "{}", &q)
+            .err()
+            .map(|e| e.0)
+            .unwrap_or_default();
         assert!(e.contains("gravity_movement declares no `choice` input"), "{e}");
     }
 }

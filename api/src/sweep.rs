@@ -4,9 +4,9 @@
 //! workers) join into what one run gives, byte for byte.
 
 use crate::api::{ApiError, Registry, Result};
+use rt::sweep::Grid;
 use rulebook_runtime as rt;
 use rulebook_runtime::json;
-use rt::sweep::Grid;
 
 /// Most worker threads one sweep starts (the command line's limit).
 pub const MAX_THREADS: usize = 1024;
@@ -37,7 +37,9 @@ impl Registry {
         let grid = Grid::new(r, vary).map_err(ApiError)?;
         let (part, parts) = shard.unwrap_or((1, 1));
         if part == 0 || part > parts {
-            return Err(ApiError(format!("--shard: expected I/N with 1 <= I <= N (e.g. 2/4), got `{part}/{parts}`")));
+            return Err(ApiError(format!(
+                "--shard: expected I/N with 1 <= I <= N (e.g. 2/4), got `{part}/{parts}`"
+            )));
         }
         if budget_seconds == 0 {
             return Err(ApiError("--budget: a point needs at least 1 second".into()));
@@ -50,10 +52,14 @@ impl Registry {
         let names: Vec<String> = grid.axes.iter().map(|(n, _)| n.clone()).collect();
         for (i, (name, spec)) in vary.iter().enumerate() {
             if let Some((_, first)) = vary[..i].iter().find(|(n, _)| rt::normalize(n) == rt::normalize(name)) {
-                return Err(ApiError(format!("`{name}` is set twice (`{first}`, then `{spec}`); give each input once")));
+                return Err(ApiError(format!(
+                    "`{name}` is set twice (`{first}`, then `{spec}`); give each input once"
+                )));
             }
             if let Some(g) = given.iter().find(|g| rt::normalize(g) == rt::normalize(name)) {
-                return Err(ApiError(format!("`{name}` is both varied and given in the inputs (`{g}`); give each input once")));
+                return Err(ApiError(format!(
+                    "`{name}` is both varied and given in the inputs (`{g}`); give each input once"
+                )));
             }
         }
         // Every point's inputs bound first: a value that does not fit is refused before any work.
@@ -63,7 +69,11 @@ impl Registry {
             let sets: Vec<(String, String)> = names.iter().cloned().zip(values.iter().cloned()).collect();
             points.push((index, values, rt::bind_json_sets(r, text, &sets)?));
         }
-        let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+        let threads = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads
+        };
         let mut cells = rt::sweep::compute(r, &points, threads, budget_seconds, &|| {});
         if let Some(keep) = &keep {
             rt::sweep::keep_fields(&mut cells, keep);
@@ -196,33 +206,57 @@ mod tests {
             .collect();
         let numbers: Vec<Vec<u64>> = shards
             .iter()
-            .map(|s| doc(s)["points"].as_array().unwrap().iter().map(|p| p["point"].as_u64().unwrap()).collect())
+            .map(|s| {
+                doc(s)["points"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| p["point"].as_u64().unwrap())
+                    .collect()
+            })
             .collect();
         assert_eq!(numbers, [vec![0, 3, 6], vec![1, 4, 7], vec![2, 5]]);
         let mut reversed = shards.clone();
         reversed.reverse();
         assert_eq!(merge_sweeps(&reversed).unwrap(), whole);
-        let other = reg.sweep("starleader.to_hit", &vary()[..1], FIXED, &[], Some((1, 3)), 1, 60).unwrap();
+        let other = reg
+            .sweep("starleader.to_hit", &vary()[..1], FIXED, &[], Some((1, 3)), 1, 60)
+            .unwrap();
         assert_eq!(
             merge_sweeps(&[shards[0].clone(), other]).unwrap_err().0,
             "shard 2: not a shard of the same sweep"
         );
-        assert!(merge_sweeps(&["[]".into()]).unwrap_err().0.contains("not the JSON of `sweep --json`"));
+        assert!(merge_sweeps(&["[]".into()])
+            .unwrap_err()
+            .0
+            .contains("not the JSON of `sweep --json`"));
     }
 
     #[test]
     fn mistakes_are_refused_before_any_work() {
         let reg = Registry::builtin().unwrap();
-        let e = reg.sweep("starleader.to_hit", &vary(), FIXED, &["reslt".into()], None, 1, 60).unwrap_err().0;
+        let e = reg
+            .sweep("starleader.to_hit", &vary(), FIXED, &["reslt".into()], None, 1, 60)
+            .unwrap_err()
+            .0;
         assert!(e.starts_with("--field: `to_hit` has no output `reslt`; did you mean"), "{e}");
         let bad = vec![("wepon".to_string(), "all".to_string())];
         let e = reg.sweep("starleader.to_hit", &bad, FIXED, &[], None, 1, 60).unwrap_err().0;
         assert!(e.starts_with("--vary wepon: to_hit has no input `wepon`"), "{e}");
-        let e = reg.sweep("starleader.to_hit", &vary(), r#"{"weapon": "Ghazi 10/7"}"#, &[], None, 1, 60).unwrap_err().0;
+        let e = reg
+            .sweep("starleader.to_hit", &vary(), r#"{"weapon": "Ghazi 10/7"}"#, &[], None, 1, 60)
+            .unwrap_err()
+            .0;
         assert!(e.contains("both varied and given"), "{e}");
-        let e = reg.sweep("starleader.to_hit", &vary(), FIXED, &[], Some((4, 3)), 1, 60).unwrap_err().0;
+        let e = reg
+            .sweep("starleader.to_hit", &vary(), FIXED, &[], Some((4, 3)), 1, 60)
+            .unwrap_err()
+            .0;
         assert!(e.starts_with("--shard"), "{e}");
-        let range = vec![("weapon".to_string(), "Ghazi 10/7".to_string()), ("range_hexes".to_string(), "far".to_string())];
+        let range = vec![
+            ("weapon".to_string(), "Ghazi 10/7".to_string()),
+            ("range_hexes".to_string(), "far".to_string()),
+        ];
         let e = reg.sweep("starleader.to_hit", &range, FIXED, &[], None, 1, 60).unwrap_err().0;
         assert!(e.contains("range_hexes") && e.contains("far"), "{e}");
     }

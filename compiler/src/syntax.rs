@@ -32,7 +32,9 @@ impl Language for RulesLang {
             0 => SyntaxKind::Whitespace,
             1 => SyntaxKind::Comment,
             2 => SyntaxKind::Punct,
-            n => Rule::all_rules().get(usize::from(n) - 3).map_or(SyntaxKind::Punct, |r| SyntaxKind::Rule(*r)),
+            n => Rule::all_rules()
+                .get(usize::from(n) - 3)
+                .map_or(SyntaxKind::Punct, |r| SyntaxKind::Rule(*r)),
         }
     }
     fn kind_to_raw(kind: SyntaxKind) -> rowan::SyntaxKind {
@@ -112,11 +114,17 @@ fn gap(b: &mut GreenNodeBuilder<'static>, text: &str) {
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         let (kind, len) = if c.is_whitespace() {
-            (SyntaxKind::Whitespace, rest.find(|c: char| !c.is_whitespace()).unwrap_or(rest.len()))
+            (
+                SyntaxKind::Whitespace,
+                rest.find(|c: char| !c.is_whitespace()).unwrap_or(rest.len()),
+            )
         } else if rest.starts_with("//") {
             (SyntaxKind::Comment, rest.find('\n').unwrap_or(rest.len()))
         } else if c.is_alphanumeric() || c == '_' {
-            (SyntaxKind::Punct, rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len()))
+            (
+                SyntaxKind::Punct,
+                rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len()),
+            )
         } else {
             let op = OPERATORS.iter().find(|op| rest.starts_with(**op));
             (SyntaxKind::Punct, op.map_or(c.len_utf8(), |op| op.len()))

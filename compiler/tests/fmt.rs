@@ -35,7 +35,10 @@ fn positions_aside(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while !rest.is_empty() {
-        let marker = ["start: ", "end: ", "line: ", ".rules:"].iter().filter_map(|m| rest.find(m).map(|at| (at, *m))).min();
+        let marker = ["start: ", "end: ", "line: ", ".rules:"]
+            .iter()
+            .filter_map(|m| rest.find(m).map(|at| (at, *m)))
+            .min();
         let Some((at, m)) = marker else {
             out.push_str(rest);
             break;
@@ -54,7 +57,13 @@ fn meaning(sources: Vec<SourceFile>) -> String {
     let c = driver::compile_sources(sources);
     match &c.program {
         Some(p) => positions_aside(&format!("{p:?}")),
-        None => positions_aside(&format!("{:?}", c.diagnostics.iter().map(|d| (d.code, &d.message, &d.label, &d.help)).collect::<Vec<_>>())),
+        None => positions_aside(&format!(
+            "{:?}",
+            c.diagnostics
+                .iter()
+                .map(|d| (d.code, &d.message, &d.label, &d.help))
+                .collect::<Vec<_>>()
+        )),
     }
 }
 
@@ -109,7 +118,12 @@ fn a_mangled_layout_comes_back_as_it_was() {
         let text = std::fs::read_to_string(&path).unwrap();
         let laid = fmt::format(0, &text).unwrap();
         let again = fmt::format(0, &mangle(&text)).unwrap();
-        assert!(laid == again, "{}: a mangled copy laid out differently:\n{}", path.display(), fmt::diff("laid out", &laid, &again));
+        assert!(
+            laid == again,
+            "{}: a mangled copy laid out differently:\n{}",
+            path.display(),
+            fmt::diff("laid out", &laid, &again)
+        );
     }
 }
 
@@ -163,7 +177,12 @@ fn laying_out_twice_changes_nothing_more_and_the_tree_keeps_every_byte() {
         assert_eq!(tree.text().to_string(), text, "{}: the tree lost text", path.display());
         let once = fmt::format(0, &text).unwrap();
         let twice = fmt::format(0, &once).unwrap();
-        assert!(once == twice, "{}: formatting again changed it:\n{}", path.display(), fmt::diff("once", &once, &twice));
+        assert!(
+            once == twice,
+            "{}: formatting again changed it:\n{}",
+            path.display(),
+            fmt::diff("once", &once, &twice)
+        );
     }
     assert!(parsed > 120, "{parsed} files parsed");
 }

@@ -63,7 +63,8 @@ fn roll_with_dice(py: Python<'_>, resolver: &str, inputs_json: &str, faces: &str
 #[pyo3(signature = (resolver, inputs_json, max_branches=None))]
 fn odds(py: Python<'_>, resolver: &str, inputs_json: &str, max_branches: Option<u64>) -> PyResult<String> {
     let reg = builtin()?;
-    py.detach(|| reg.odds_within(resolver, inputs_json, branches(max_branches))).map_err(err)
+    py.detach(|| reg.odds_within(resolver, inputs_json, branches(max_branches)))
+        .map_err(err)
 }
 
 /// `rulebook sim RESOLVER --runs RUNS --seed SEED --json`.
@@ -107,7 +108,17 @@ fn best(
     against: Vec<(String, String)>,
 ) -> PyResult<String> {
     let reg = builtin()?;
-    best_in(py, &reg, resolver, inputs_json, until, maximize, decide.as_deref(), rounds, &against)
+    best_in(
+        py,
+        &reg,
+        resolver,
+        inputs_json,
+        until,
+        maximize,
+        decide.as_deref(),
+        rounds,
+        &against,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -122,7 +133,13 @@ fn best_in(
     rounds: u32,
     against: &[(String, String)],
 ) -> PyResult<String> {
-    let q = rulebook_api::best::BestAsk { until, decide, maximize, rounds, against };
+    let q = rulebook_api::best::BestAsk {
+        until,
+        decide,
+        maximize,
+        rounds,
+        against,
+    };
     py.detach(|| reg.best(resolver, inputs_json, &q)).map_err(err)
 }
 
@@ -187,12 +204,14 @@ impl Rules {
     }
 
     fn roll_with_dice(&self, py: Python<'_>, resolver: &str, inputs_json: &str, faces: &str) -> PyResult<String> {
-        py.detach(|| self.registry.roll_with_dice(resolver, inputs_json, faces)).map_err(err)
+        py.detach(|| self.registry.roll_with_dice(resolver, inputs_json, faces))
+            .map_err(err)
     }
 
     #[pyo3(signature = (resolver, inputs_json, max_branches=None))]
     fn odds(&self, py: Python<'_>, resolver: &str, inputs_json: &str, max_branches: Option<u64>) -> PyResult<String> {
-        py.detach(|| self.registry.odds_within(resolver, inputs_json, branches(max_branches))).map_err(err)
+        py.detach(|| self.registry.odds_within(resolver, inputs_json, branches(max_branches)))
+            .map_err(err)
     }
 
     fn sim(&self, py: Python<'_>, resolver: &str, inputs_json: &str, runs: u64, seed: u64) -> PyResult<String> {
@@ -212,8 +231,11 @@ impl Rules {
         threads: usize,
         budget_seconds: u64,
     ) -> PyResult<String> {
-        py.detach(|| self.registry.sweep(resolver, &vary, inputs_json, &fields, shard, threads, budget_seconds))
-            .map_err(err)
+        py.detach(|| {
+            self.registry
+                .sweep(resolver, &vary, inputs_json, &fields, shard, threads, budget_seconds)
+        })
+        .map_err(err)
     }
 
     #[pyo3(signature = (resolver, inputs_json, until, maximize, decide=None, rounds=100, against=Vec::new()))]
@@ -229,7 +251,17 @@ impl Rules {
         rounds: u32,
         against: Vec<(String, String)>,
     ) -> PyResult<String> {
-        best_in(py, &self.registry, resolver, inputs_json, until, maximize, decide.as_deref(), rounds, &against)
+        best_in(
+            py,
+            &self.registry,
+            resolver,
+            inputs_json,
+            until,
+            maximize,
+            decide.as_deref(),
+            rounds,
+            &against,
+        )
     }
 }
 

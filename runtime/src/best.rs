@@ -95,12 +95,20 @@ impl Solver<'_, '_> {
     fn step(&mut self, key: &Key, choice: usize) -> Result<&Vec<(BigRational, Next)>, Error> {
         if !self.steps.contains_key(&(key.clone(), choice)) {
             if let Some(seconds) = crate::watch::cancelled() {
-                return Err(Error::ChainStopped { seconds, step: self.layer, states: self.steps.len() });
+                return Err(Error::ChainStopped {
+                    seconds,
+                    step: self.layer,
+                    states: self.steps.len(),
+                });
             }
             let inputs = self.inputs(key, choice);
             let (layer, worked) = (self.layer, self.steps.len());
             let d = (self.odds)(&inputs).map_err(|e| match e {
-                Error::OddsStopped { seconds, .. } => Error::ChainStopped { seconds, step: layer, states: worked },
+                Error::OddsStopped { seconds, .. } => Error::ChainStopped {
+                    seconds,
+                    step: layer,
+                    states: worked,
+                },
                 e => e,
             })?;
             let mut out = Vec::with_capacity(d.outcomes.len());
@@ -110,7 +118,10 @@ impl Solver<'_, '_> {
                     Next::End(f)
                 } else {
                     let state = crate::chain::next_state(&inputs, o);
-                    Next::Go(self.fields.iter().map(|k| state.get(k).cloned().unwrap_or(Value::None)).collect(), f)
+                    Next::Go(
+                        self.fields.iter().map(|k| state.get(k).cloned().unwrap_or(Value::None)).collect(),
+                        f,
+                    )
                 };
                 out.push((p.to_big(), next));
             }
@@ -122,7 +133,11 @@ impl Solver<'_, '_> {
 
 /// Backward induction: the best value from the start, and the best choices in every state.
 /// `fixed`, when given, replaces the choice in every state (the value of that policy).
-pub fn solve(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>, fixed: Option<&dyn Fn(&Inputs) -> usize>) -> Result<Solution, Error> {
+pub fn solve(
+    p: &Problem,
+    odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>,
+    fixed: Option<&dyn Fn(&Inputs) -> usize>,
+) -> Result<Solution, Error> {
     crate::chain::check_until(p.step, p.until)?;
     let fields: Vec<String> = p
         .start
@@ -131,7 +146,13 @@ pub fn solve(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<V
         .cloned()
         .collect();
     let start: Key = fields.iter().map(|k| p.start.get(k).cloned().unwrap_or(Value::None)).collect();
-    let mut s = Solver { p, fields: fields.clone(), odds, steps: BTreeMap::new(), layer: 0 };
+    let mut s = Solver {
+        p,
+        fields: fields.clone(),
+        odds,
+        steps: BTreeMap::new(),
+        layer: 0,
+    };
     // Forward: the states of each step (any choice), until the horizon or no state is left.
     let mut layers: Vec<Vec<Key>> = vec![vec![start.clone()]];
     let mut first: BTreeMap<Key, u32> = BTreeMap::from([(start, 0)]);
@@ -153,7 +174,10 @@ pub fn solve(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<V
             }
         }
         if first.len() > MAX_STATES {
-            return Err(Error::TooManyStates { limit: MAX_STATES as u64, step: t + 1 });
+            return Err(Error::TooManyStates {
+                limit: MAX_STATES as u64,
+                step: t + 1,
+            });
         }
         if next.is_empty() {
             break;
@@ -183,16 +207,35 @@ pub fn solve(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<V
             let best: Vec<usize> = (0..values.len()).filter(|&c| values[c].as_ref() == Some(&best_value)).collect();
             if first.get(key) == Some(&(t as u32)) {
                 let all = values.iter().map(|v| v.clone().unwrap_or_else(BigRational::zero)).collect();
-                report.insert(key.clone(), StateChoice { state: key.clone(), step: t as u32, best, value: best_value.clone(), values: all });
+                report.insert(
+                    key.clone(),
+                    StateChoice {
+                        state: key.clone(),
+                        step: t as u32,
+                        best,
+                        value: best_value.clone(),
+                        values: all,
+                    },
+                );
             }
             now.insert(key.clone(), best_value);
         }
         later = now;
     }
-    let optimal = layers.first().and_then(|l| l.first()).and_then(|k| later.get(k)).cloned().unwrap_or_else(BigRational::zero);
+    let optimal = layers
+        .first()
+        .and_then(|l| l.first())
+        .and_then(|k| later.get(k))
+        .cloned()
+        .unwrap_or_else(BigRational::zero);
     let mut states: Vec<StateChoice> = report.into_values().collect();
     states.sort_by(|a, b| a.step.cmp(&b.step).then_with(|| a.state.cmp(&b.state)));
-    Ok(Solution { optimal, fields, states, worked: s.steps.len() })
+    Ok(Solution {
+        optimal,
+        fields,
+        states,
+        worked: s.steps.len(),
+    })
 }
 
 /// The choices considered in a state: all of them, or the one a fixed policy makes.
@@ -211,8 +254,14 @@ pub fn fraction(v: &BigRational) -> String {
 /// A rational with `decimals` places, rounded half up (for reading; the fraction is exact).
 pub fn decimal(v: &BigRational, decimals: u32) -> String {
     let scale = BigInt::from(10u32).pow(decimals);
-    let scaled = (v * BigRational::from_integer(scale.clone()) + BigRational::new(BigInt::from(1), BigInt::from(2))).floor().to_integer();
-    let (neg, abs) = if scaled < BigInt::zero() { (true, -scaled) } else { (false, scaled) };
+    let scaled = (v * BigRational::from_integer(scale.clone()) + BigRational::new(BigInt::from(1), BigInt::from(2)))
+        .floor()
+        .to_integer();
+    let (neg, abs) = if scaled < BigInt::zero() {
+        (true, -scaled)
+    } else {
+        (false, scaled)
+    };
     let int = &abs / &scale;
     let frac = &abs % &scale;
     let sign = if neg { "-" } else { "" };

@@ -47,12 +47,22 @@ fn decision(r: &ResolverInfo, decide: Option<&str>) -> Result<(String, Vec<Strin
                 r.name
             ))
         }
-        (None, many) => return Err(format!("{} has several choices ({}); say which with --decide", r.name, many.join(", "))),
+        (None, many) => {
+            return Err(format!(
+                "{} has several choices ({}); say which with --decide",
+                r.name,
+                many.join(", ")
+            ))
+        }
     };
     let (name, spec) = given.split_once('=').unwrap_or((&given, "all"));
     let (decide, texts) = crate::sweep::axis(r, name.trim(), spec).map_err(|e| e.replace("--vary", "--decide"))?;
     if !r.choices.contains(&decide.as_str()) {
-        let declared = if r.choices.is_empty() { "none".to_string() } else { r.choices.join(", ") };
+        let declared = if r.choices.is_empty() {
+            "none".to_string()
+        } else {
+            r.choices.join(", ")
+        };
         return Err(format!(
             "--decide {decide}: `{decide}` is not a decision of {}; its `choice` inputs: {declared} (declare one with `choice` in place of `in`)",
             r.name
@@ -68,7 +78,11 @@ pub fn ask<'a>(r: &'a ResolverInfo, ask: &Ask<'a>, start: impl FnOnce() -> Resul
     let objective = Objective::parse(r, ask.maximize)?;
     let (decide, texts) = decision(r, ask.decide)?;
     let start = start()?;
-    let input = r.inputs.iter().find(|i| i.name == decide).ok_or_else(|| format!("--decide {decide}: no such input"))?;
+    let input = r
+        .inputs
+        .iter()
+        .find(|i| i.name == decide)
+        .ok_or_else(|| format!("--decide {decide}: no such input"))?;
     let parse = |t: &str| crate::bind::parse_input(input.name, input.ty, t).map_err(|e| e.to_string());
     let mut choices: Vec<Value> = texts.iter().map(|t| parse(t)).collect::<Result<_, _>>()?;
     // The rules' own choice (the input as given, or its default) is always among the choices.
@@ -79,7 +93,9 @@ pub fn ask<'a>(r: &'a ResolverInfo, ask: &Ask<'a>, start: impl FnOnce() -> Resul
     let mut against = Vec::new();
     for (n, v) in ask.against {
         if crate::names::normalize(n) != crate::names::normalize(&decide) {
-            return Err(format!("--against {n}={v}: the decision is `{decide}`; give --against {decide}=VALUE"));
+            return Err(format!(
+                "--against {n}={v}: the decision is `{decide}`; give --against {decide}=VALUE"
+            ));
         }
         let value = parse(v)?;
         if !choices.contains(&value) {
@@ -87,7 +103,15 @@ pub fn ask<'a>(r: &'a ResolverInfo, ask: &Ask<'a>, start: impl FnOnce() -> Resul
         }
         against.push(value);
     }
-    let problem = Problem { step: r, start, until: ask.until, decide, choices, objective, horizon: ask.rounds };
+    let problem = Problem {
+        step: r,
+        start,
+        until: ask.until,
+        decide,
+        choices,
+        objective,
+        horizon: ask.rounds,
+    };
     Ok(Asked { problem, own, against })
 }
 
@@ -98,14 +122,24 @@ pub fn compare(asked: &Asked, solve_fixed: &mut dyn FnMut(usize) -> Result<Solut
     let mut out = Vec::new();
     for v in std::iter::once(&asked.own).chain(&asked.against) {
         let k = p.choices.iter().position(|c| c == v).unwrap_or(0);
-        let label = if v == &asked.own { format!("the rules' own ({} = {v})", p.decide) } else { format!("{} = {v}", p.decide) };
-        out.push(Compared { label, value: solve_fixed(k)?.optimal });
+        let label = if v == &asked.own {
+            format!("the rules' own ({} = {v})", p.decide)
+        } else {
+            format!("{} = {v}", p.decide)
+        };
+        out.push(Compared {
+            label,
+            value: solve_fixed(k)?.optimal,
+        });
     }
     Ok(out)
 }
 
 /// The whole answer without a time budget: the best policy, then the fixed ones.
-pub fn answer(asked: &Asked, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>) -> Result<(Solution, Vec<Compared>), Error> {
+pub fn answer(
+    asked: &Asked,
+    odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>,
+) -> Result<(Solution, Vec<Compared>), Error> {
     let solved = solve(&asked.problem, odds, None)?;
     let compared = compare(asked, &mut |k| solve(&asked.problem, odds, Some(&move |_: &Inputs| k)))?;
     Ok((solved, compared))

@@ -38,8 +38,8 @@ pub use serde;
 
 pub use arg::Arg;
 pub use bind::{
-    bind_inputs, bind_json, bind_json_sets, bind_yaml, nearest, normalize, parse_input, parse_value, parse_yaml, yaml_input, yaml_to_value, YamlProblem,
-    MAX_YAML_DEPTH,
+    bind_inputs, bind_json, bind_json_sets, bind_yaml, nearest, normalize, parse_input, parse_value, parse_yaml, yaml_input, yaml_to_value,
+    YamlProblem, MAX_YAML_DEPTH,
 };
 pub use chain::{chain, chain_typed, state_hasher, Chain, ChainStep};
 pub use compiled::{compiled, dec_in_range, in_range, Compiled};

@@ -66,7 +66,14 @@ impl Objective {
     /// A probability: one term, coefficient 1, of a yes/no output or a test.
     pub fn is_probability(&self, step: &ResolverInfo) -> bool {
         match self.terms.as_slice() {
-            [t] => t.coef == 1 && (t.test.is_some() || step.outputs.iter().any(|o| o.name == t.field && matches!(o.ty, crate::registry::Ty::Bool))),
+            [t] => {
+                t.coef == 1
+                    && (t.test.is_some()
+                        || step
+                            .outputs
+                            .iter()
+                            .any(|o| o.name == t.field && matches!(o.ty, crate::registry::Ty::Bool)))
+            }
             _ => false,
         }
     }
@@ -85,12 +92,24 @@ impl Objective {
 fn term(step: &ResolverInfo, text: &str, part: &str, sign: i64) -> Result<Term, String> {
     let bad = |why: String| format!("--maximize {text}: {why}");
     let (coef, atom) = match part.split_once('*') {
-        Some((n, a)) => (n.trim().parse::<i64>().map_err(|_| bad(format!("`{}` is not a whole number to multiply by", n.trim())))?, a),
+        Some((n, a)) => (
+            n.trim()
+                .parse::<i64>()
+                .map_err(|_| bad(format!("`{}` is not a whole number to multiply by", n.trim())))?,
+            a,
+        ),
         None => (1, part),
     };
     let atom = atom.trim();
     let atom = atom.strip_prefix('(').and_then(|a| a.strip_suffix(')')).unwrap_or(atom).trim();
-    let ops = [("==", Op::Eq), ("!=", Op::Ne), ("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)];
+    let ops = [
+        ("==", Op::Eq),
+        ("!=", Op::Ne),
+        ("<=", Op::Le),
+        (">=", Op::Ge),
+        ("<", Op::Lt),
+        (">", Op::Gt),
+    ];
     let (field, test) = match ops.iter().find_map(|(s, op)| atom.split_once(s).map(|(a, b)| (a, b, *op))) {
         Some((a, b, op)) => (a.trim(), Some((op, b.trim().trim_matches('"').to_string()))),
         None => (atom, None),
@@ -100,9 +119,17 @@ fn term(step: &ResolverInfo, text: &str, part: &str, sign: i64) -> Result<Term, 
     }
     if !step.outputs.iter().any(|o| o.name == field) {
         let names: Vec<&str> = step.outputs.iter().map(|o| o.name).collect();
-        return Err(bad(format!("`{}` has no output `{field}`; its outputs: {}", step.name, names.join(", "))));
+        return Err(bad(format!(
+            "`{}` has no output `{field}`; its outputs: {}",
+            step.name,
+            names.join(", ")
+        )));
     }
-    Ok(Term { coef: sign * coef, field: field.to_string(), test })
+    Ok(Term {
+        coef: sign * coef,
+        field: field.to_string(),
+        test,
+    })
 }
 
 impl Term {
@@ -114,7 +141,10 @@ impl Term {
                 Value::Bool(b) => Ok(yes(*b)),
                 Value::Int(i) => Ok(BigRational::from_integer(BigInt::from(*i))),
                 other => Err(Error::Domain {
-                    what: format!("--maximize {}: its value {other} is neither yes/no nor a whole number; compare it (`{} == VALUE`)", self.field, self.field),
+                    what: format!(
+                        "--maximize {}: its value {other} is neither yes/no nor a whole number; compare it (`{} == VALUE`)",
+                        self.field, self.field
+                    ),
                 }),
             };
         };
@@ -122,7 +152,10 @@ impl Term {
             (Value::Int(i), Ok(w)) => Some(i.cmp(&w)),
             _ => None,
         };
-        let same = order.map_or_else(|| crate::names::normalize(v.to_string().trim_matches('"')) == crate::names::normalize(want), |o| o.is_eq());
+        let same = order.map_or_else(
+            || crate::names::normalize(v.to_string().trim_matches('"')) == crate::names::normalize(want),
+            |o| o.is_eq(),
+        );
         let holds = match (op, order) {
             (Op::Eq, _) => same,
             (Op::Ne, _) => !same,

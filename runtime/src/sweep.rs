@@ -4,10 +4,10 @@
 //! here once, for the command line (`rulebook sweep`) and the bindings (Python) alike, so that
 //! shards computed anywhere merge into what one run gives.
 
-use crate::value::Inputs;
 use crate::names::normalize;
 use crate::odds::Distribution;
 use crate::registry::{ResolverInfo, Ty};
+use crate::value::Inputs;
 use crate::value::Value;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -44,7 +44,9 @@ impl Grid {
     /// bounded int). A mistake is told as `--vary NAME=...: what is wrong`.
     pub fn new(r: &ResolverInfo, vary: &[(String, String)]) -> Result<Grid, String> {
         let axes: Vec<(String, Vec<String>)> = vary.iter().map(|(n, v)| axis(r, n, v)).collect::<Result<_, _>>()?;
-        let total = axes.iter().try_fold(1usize, |acc, (_, vs)| acc.checked_mul(vs.len()).filter(|&n| n <= MAX_CELLS));
+        let total = axes
+            .iter()
+            .try_fold(1usize, |acc, (_, vs)| acc.checked_mul(vs.len()).filter(|&n| n <= MAX_CELLS));
         let total = total.ok_or_else(|| format!("the grid has more than {MAX_CELLS} points; vary fewer inputs or narrower ranges"))?;
         Ok(Grid { axes, total })
     }
@@ -87,15 +89,30 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 pub fn axis(r: &ResolverInfo, name: &str, spec: &str) -> Result<(String, Vec<String>), String> {
     let Some(input) = r.inputs.iter().find(|i| normalize(i.name) == normalize(name)) else {
         let known: Vec<&str> = r.inputs.iter().map(|i| i.name).collect();
-        return Err(format!("--vary {name}: {} has no input `{name}`; its inputs: {}", r.name, known.join(", ")));
+        return Err(format!(
+            "--vary {name}: {} has no input `{name}`; its inputs: {}",
+            r.name,
+            known.join(", ")
+        ));
     };
     let values = if spec.trim() == "all" {
-        every_value(input.ty).ok_or_else(|| format!("--vary {name}=all: `{}` has too many values to list (give LO..HI or A,B,C)", input.ty))?
+        every_value(input.ty).ok_or_else(|| {
+            format!(
+                "--vary {name}=all: `{}` has too many values to list (give LO..HI or A,B,C)",
+                input.ty
+            )
+        })?
     } else if let Some((lo, hi)) = spec.split_once("..") {
-        let num = |t: &str| t.trim().parse::<i64>().map_err(|_| format!("--vary {name}={spec}: `{t}` is not a whole number"));
+        let num = |t: &str| {
+            t.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("--vary {name}={spec}: `{t}` is not a whole number"))
+        };
         let (lo, hi) = (num(lo)?, num(hi)?);
         if hi < lo || (i128::from(hi) - i128::from(lo)) >= MAX_VALUES as i128 {
-            return Err(format!("--vary {name}={spec}: give LO..HI with LO <= HI and at most {MAX_VALUES} values"));
+            return Err(format!(
+                "--vary {name}={spec}: give LO..HI with LO <= HI and at most {MAX_VALUES} values"
+            ));
         }
         (lo..=hi).map(|v| v.to_string()).collect()
     } else {
@@ -114,7 +131,9 @@ fn every_value(ty: &Ty) -> Option<Vec<String>> {
         Ty::Bool => Some(vec!["no".into(), "yes".into()]),
         Ty::Enum(e) => Some(e.variants.iter().map(|v| v.to_string()).collect()),
         Ty::Key(tables) => Some(tables.iter().flat_map(|t| t.keys.iter().map(|k| k.to_string())).collect()),
-        Ty::Int { min, max } if max.checked_sub(*min).is_some_and(|d| d < MAX_VALUES as i64) => Some((*min..=*max).map(|v| v.to_string()).collect()),
+        Ty::Int { min, max } if max.checked_sub(*min).is_some_and(|d| d < MAX_VALUES as i64) => {
+            Some((*min..=*max).map(|v| v.to_string()).collect())
+        }
         Ty::Opt(inner) => every_value(inner).map(|vs| std::iter::once("none".to_string()).chain(vs).collect()),
         _ => None,
     }
@@ -126,7 +145,13 @@ type Working = (Instant, Arc<crate::watch::Watch>);
 /// The odds of every point, on `threads` workers taking the next point as each finishes; a point
 /// past `budget` seconds is stopped and reported as such. `done` is called once per point
 /// finished (a progress bar), from any worker.
-pub fn compute(r: &'static ResolverInfo, points: &[(usize, Vec<String>, Inputs)], threads: usize, budget: u64, done: &(dyn Fn() + Sync)) -> Vec<Cell> {
+pub fn compute(
+    r: &'static ResolverInfo,
+    points: &[(usize, Vec<String>, Inputs)],
+    threads: usize,
+    budget: u64,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Cell> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Odds>>> = Mutex::new(vec![None; points.len()]);
     let running: Vec<Mutex<Option<Working>>> = (0..threads.max(1)).map(|_| Mutex::new(None)).collect();
@@ -135,18 +160,20 @@ pub fn compute(r: &'static ResolverInfo, points: &[(usize, Vec<String>, Inputs)]
         let mut workers = 0;
         for slot in &running {
             let (next, results, finished) = (&next, &results, &finished);
-            let spawned = std::thread::Builder::new().stack_size(crate::steps::RESOLUTION_STACK).spawn_scoped(s, move || loop {
-                let i = next.fetch_add(1, Relaxed);
-                let Some((_, _, bound)) = points.get(i) else { break };
-                let watch = Arc::new(crate::watch::Watch::default());
-                watch.budget_seconds.store(budget, Relaxed);
-                *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), watch.clone()));
-                let odds = crate::watch::with_watch(watch, || r.odds(bound)).map_err(|e| e.to_string());
-                *slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(odds);
-                finished.fetch_add(1, Relaxed);
-                done();
-            });
+            let spawned = std::thread::Builder::new()
+                .stack_size(crate::steps::RESOLUTION_STACK)
+                .spawn_scoped(s, move || loop {
+                    let i = next.fetch_add(1, Relaxed);
+                    let Some((_, _, bound)) = points.get(i) else { break };
+                    let watch = Arc::new(crate::watch::Watch::default());
+                    watch.budget_seconds.store(budget, Relaxed);
+                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), watch.clone()));
+                    let odds = crate::watch::with_watch(watch, || r.odds(bound)).map_err(|e| e.to_string());
+                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(odds);
+                    finished.fetch_add(1, Relaxed);
+                    done();
+                });
             workers += usize::from(spawned.is_ok());
         }
         // The watchdog: a point past its budget is cancelled (the enumeration stops at its next check).
@@ -211,7 +238,10 @@ mod tests {
     #[test]
     fn points_are_numbered_first_axis_slowest_and_shards_partition_them() {
         let grid = Grid {
-            axes: vec![("a".into(), vec!["x".into(), "y".into()]), ("b".into(), vec!["1".into(), "2".into(), "3".into()])],
+            axes: vec![
+                ("a".into(), vec!["x".into(), "y".into()]),
+                ("b".into(), vec!["1".into(), "2".into(), "3".into()]),
+            ],
             total: 6,
         };
         assert_eq!(grid.point(0), ["x", "1"]);

@@ -6,9 +6,9 @@ use super::inputs::{self, InputArgs};
 use super::list::pretty;
 use super::{CliError, RulesArg};
 use num_rational::BigRational;
-use rulebook_runtime as rt;
 use rt::best::{decimal, fraction, Objective, Problem, Solution};
 use rt::best_ask::{Ask, Compared};
+use rulebook_runtime as rt;
 use std::io::Write;
 
 /// States listed in the text report; `--json` lists them all.
@@ -53,7 +53,13 @@ pub struct BestArgs {
 pub fn run(systems: &[&'static rt::SystemInfo], args: &BestArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (s, r) = super::find_resolver(systems, &args.resolver)?;
     super::odds::check_until(r, Some(&args.until))?;
-    let ask = Ask { until: &args.until, decide: args.decide.as_deref(), maximize: &args.maximize, rounds: args.rounds, against: &args.against };
+    let ask = Ask {
+        until: &args.until,
+        decide: args.decide.as_deref(),
+        maximize: &args.maximize,
+        rounds: args.rounds,
+        against: &args.against,
+    };
     // The question's mistakes are usage errors; then the inputs are bound (their own errors).
     let mut bound: Option<CliError> = None;
     let asked = rt::best_ask::ask(r, &ask, || {
@@ -83,7 +89,11 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &BestArgs, out: &mut dyn W
     .map_err(|e| rounds(e.into()))?;
     let path = format!("{}.{}", s.name, r.name);
     if args.json {
-        writeln!(out, "{}", pretty(&rt::best_ask::json_doc(&path, &ask, problem, &solved, &compared))?)?;
+        writeln!(
+            out,
+            "{}",
+            pretty(&rt::best_ask::json_doc(&path, &ask, problem, &solved, &compared))?
+        )?;
     } else {
         let probability = is_probability(r, &problem.objective);
         report(out, &path, args, problem, &solved, &compared, probability)?;
@@ -122,7 +132,13 @@ fn choices_text(p: &Problem, best: &[usize]) -> String {
     if best.len() == p.choices.len() && best.len() > 1 {
         return "any".into();
     }
-    let ints: Option<Vec<i64>> = best.iter().map(|&c| match p.choices.get(c) { Some(rt::Value::Int(i)) => Some(*i), _ => None }).collect();
+    let ints: Option<Vec<i64>> = best
+        .iter()
+        .map(|&c| match p.choices.get(c) {
+            Some(rt::Value::Int(i)) => Some(*i),
+            _ => None,
+        })
+        .collect();
     match ints {
         Some(mut v) if v.len() > 1 => {
             v.sort_unstable();
@@ -138,14 +154,35 @@ fn choices_text(p: &Problem, best: &[usize]) -> String {
             }
             parts.join(", ")
         }
-        _ => best.iter().filter_map(|&c| p.choices.get(c)).map(ToString::to_string).collect::<Vec<_>>().join(", "),
+        _ => best
+            .iter()
+            .filter_map(|&c| p.choices.get(c))
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
-fn report(out: &mut dyn Write, path: &str, args: &BestArgs, p: &Problem, sol: &Solution, compared: &[Compared], probability: bool) -> Result<(), CliError> {
-    let what = if probability { format!("P({})", args.maximize.trim()) } else { format!("the expected value of `{}`", args.maximize.trim()) };
+fn report(
+    out: &mut dyn Write,
+    path: &str,
+    args: &BestArgs,
+    p: &Problem,
+    sol: &Solution,
+    compared: &[Compared],
+    probability: bool,
+) -> Result<(), CliError> {
+    let what = if probability {
+        format!("P({})", args.maximize.trim())
+    } else {
+        format!("the expected value of `{}`", args.maximize.trim())
+    };
     writeln!(out, "{path}: the best `{}` in each state, to maximize {what}", p.decide)?;
-    writeln!(out, "(exact, by backward induction over at most {} steps; {} states and choices worked out)\n", p.horizon, sol.worked)?;
+    writeln!(
+        out,
+        "(exact, by backward induction over at most {} steps; {} states and choices worked out)\n",
+        p.horizon, sol.worked
+    )?;
     let mut rows = vec![("best".to_string(), &sol.optimal)];
     rows.extend(compared.iter().map(|c| (c.label.clone(), &c.value)));
     let width = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(4);
@@ -155,7 +192,11 @@ fn report(out: &mut dyn Write, path: &str, args: &BestArgs, p: &Problem, sol: &S
     // The states where the choice matters; in the others every choice is as good.
     let matters: Vec<&rt::best::StateChoice> = sol.states.iter().filter(|st| st.best.len() < p.choices.len()).collect();
     if matters.is_empty() {
-        writeln!(out, "\nin every one of the {} states, every choice is as good as the best", sol.states.len())?;
+        writeln!(
+            out,
+            "\nin every one of the {} states, every choice is as good as the best",
+            sol.states.len()
+        )?;
         return Ok(());
     }
     writeln!(
@@ -164,12 +205,27 @@ fn report(out: &mut dyn Write, path: &str, args: &BestArgs, p: &Problem, sol: &S
         matters.len(),
         sol.states.len()
     )?;
-    let mut table: Vec<Vec<String>> = vec![["step".to_string()].into_iter().chain(sol.fields.iter().cloned()).chain(["best".into(), "value".into()]).collect()];
+    let mut table: Vec<Vec<String>> = vec![["step".to_string()]
+        .into_iter()
+        .chain(sol.fields.iter().cloned())
+        .chain(["best".into(), "value".into()])
+        .collect()];
     for st in matters.iter().take(MAX_ROWS) {
-        let value = if probability { format!("{}%", decimal(&(&st.value * BigRational::from_integer(100.into())), 2)) } else { decimal(&st.value, 4) };
-        table.push(std::iter::once(st.step.to_string()).chain(st.state.iter().map(|v| cut(&v.to_string()))).chain([choices_text(p, &st.best), value]).collect());
+        let value = if probability {
+            format!("{}%", decimal(&(&st.value * BigRational::from_integer(100.into())), 2))
+        } else {
+            decimal(&st.value, 4)
+        };
+        table.push(
+            std::iter::once(st.step.to_string())
+                .chain(st.state.iter().map(|v| cut(&v.to_string())))
+                .chain([choices_text(p, &st.best), value])
+                .collect(),
+        );
     }
-    let widths: Vec<usize> = (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..table[0].len())
+        .map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
     for row in &table {
         let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| super::pad(c, *w)).collect();
         writeln!(out, "  {}", cells.join("  ").trim_end())?;

@@ -22,7 +22,13 @@ pub const LINES: [RGBColor; 7] = [
 /// A heatmap cell without a probability (the point has no exact odds).
 pub const NO_ODDS: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 /// The colour scale of a heatmap, from 0 to 1: viridis, which reads in order in grey too.
-const VIRIDIS: [(u8, u8, u8); 5] = [(0x44, 0x01, 0x54), (0x3B, 0x52, 0x8B), (0x21, 0x91, 0x8C), (0x5E, 0xC9, 0x62), (0xFD, 0xE7, 0x25)];
+const VIRIDIS: [(u8, u8, u8); 5] = [
+    (0x44, 0x01, 0x54),
+    (0x3B, 0x52, 0x8B),
+    (0x21, 0x91, 0x8C),
+    (0x5E, 0xC9, 0x62),
+    (0xFD, 0xE7, 0x25),
+];
 /// Height of a heatmap row, in pixels.
 const ROW: u32 = 24;
 /// Width of the colour key right of a heatmap.
@@ -102,7 +108,10 @@ pub fn heatmap<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift
     let labels: Vec<String> = h.rows.iter().map(|r| cut(r)).collect();
     let (n, m) = (h.rows.len().max(1), h.cols.len().max(1));
     let mut chart = ChartBuilder::on(&left)
-        .caption(fit(title), ("sans-serif", fitted(20, &fit(title))).into_font().style(FontStyle::Bold))
+        .caption(
+            fit(title),
+            ("sans-serif", fitted(20, &fit(title))).into_font().style(FontStyle::Bold),
+        )
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(label_width(&labels) + 24)
@@ -163,12 +172,14 @@ fn colour_key<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>
         let y0 = top + (span * f64::from(s) / f64::from(steps)).round() as i32;
         let y1 = top + (span * f64::from(s + 1) / f64::from(steps)).round() as i32;
         let p = 1.0 - (f64::from(s) + 0.5) / f64::from(steps);
-        area.draw(&Rectangle::new([(8, y0), (24, y1)], colour(p).filled())).map_err(draw_error)?;
+        area.draw(&Rectangle::new([(8, y0), (24, y1)], colour(p).filled()))
+            .map_err(draw_error)?;
     }
     let style = ("sans-serif", 14).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
     for k in 0..=4 {
         let y = bottom - (span * f64::from(k) / 4.0).round() as i32;
-        area.draw(&Text::new(format!("{}%", k * 25), (30, y), style.clone())).map_err(draw_error)?;
+        area.draw(&Text::new(format!("{}%", k * 25), (30, y), style.clone()))
+            .map_err(draw_error)?;
     }
     Ok(())
 }
@@ -202,19 +213,27 @@ fn numeric(xs: &[String]) -> Option<Vec<f64>> {
 pub fn lines<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, title: &str, l: &Lines) -> Result<(), CliError> {
     let legend_h = 22 * legend_rows(l);
     let (legend, plot) = area.split_vertically(legend_h + 34);
-    let caption = ("sans-serif", fitted(20, &fit(title))).into_font().style(FontStyle::Bold).color(&BLACK);
+    let caption = ("sans-serif", fitted(20, &fit(title)))
+        .into_font()
+        .style(FontStyle::Bold)
+        .color(&BLACK);
     legend.draw(&Text::new(fit(title), (16, 8), caption)).map_err(draw_error)?;
     for (k, ((name, _), (row, x))) in l.series.iter().zip(legend_layout(l)).enumerate() {
         let y = 36 + 22 * i32::try_from(row).unwrap_or(0);
         let colour = LINES[k % LINES.len()];
-        legend.draw(&Rectangle::new([(x, y + 6), (x + 12, y + 10)], colour.filled())).map_err(draw_error)?;
+        legend
+            .draw(&Rectangle::new([(x, y + 6), (x + 12, y + 10)], colour.filled()))
+            .map_err(draw_error)?;
         let style = ("sans-serif", 15).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Top));
         legend.draw(&Text::new(clean(&cut(name)), (x + 18, y), style)).map_err(draw_error)?;
     }
     let at = numeric(&l.xs);
     let places: Vec<f64> = at.clone().unwrap_or_else(|| (0..l.xs.len()).map(|i| i as f64).collect());
     let (lo, hi) = match &at {
-        Some(v) if v.len() > 1 => (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+        Some(v) if v.len() > 1 => (
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        ),
         _ => (-0.5, l.xs.len() as f64 - 0.5),
     };
     let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
@@ -225,7 +244,13 @@ pub fn lines<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>,
         .y_label_area_size(70)
         .build_cartesian_2d(lo..hi, 0f64..1.0)
         .map_err(draw_error)?;
-    let whole = |x: &f64| if (x - x.round()).abs() < 1e-9 { format!("{x:.0}") } else { String::new() };
+    let whole = |x: &f64| {
+        if (x - x.round()).abs() < 1e-9 {
+            format!("{x:.0}")
+        } else {
+            String::new()
+        }
+    };
     chart
         .configure_mesh()
         .x_labels(if at.is_some() { 12 } else { 0 })
@@ -267,7 +292,9 @@ pub fn lines<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>,
                     .draw_series(r.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                     .map_err(draw_error)?;
             }
-            chart.draw_series(std::iter::once(PathElement::new(r, colour.stroke_width(2)))).map_err(draw_error)?;
+            chart
+                .draw_series(std::iter::once(PathElement::new(r, colour.stroke_width(2))))
+                .map_err(draw_error)?;
         }
     }
     Ok(())

@@ -34,16 +34,24 @@ pub struct FmtArgs {
 /// What became of one file.
 enum Outcome {
     Same,
-    Changed { diff: String },
+    Changed {
+        diff: String,
+    },
     /// It does not parse: the parser's diagnostics, rendered.
-    Broken { diagnostics: String },
+    Broken {
+        diagnostics: String,
+    },
 }
 
 pub fn run(args: &FmtArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     if args.stdin {
         return from_stdin(out, err);
     }
-    let roots = if args.paths.is_empty() { vec![PathBuf::from("rules-src")] } else { args.paths.clone() };
+    let roots = if args.paths.is_empty() {
+        vec![PathBuf::from("rules-src")]
+    } else {
+        args.paths.clone()
+    };
     let mut files = Vec::new();
     for root in &roots {
         find(root, 0, &mut files)?;
@@ -69,7 +77,10 @@ fn from_stdin(out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> 
         Ok(laid) => Ok(out.write_all(laid.as_bytes())?),
         Err(d) => {
             write!(err, "{}", render::render(&d, &[source("<stdin>", text)]))?;
-            Err(CliError { message: String::new(), code: 1 })
+            Err(CliError {
+                message: String::new(),
+                code: 1,
+            })
         }
     }
 }
@@ -90,7 +101,10 @@ fn find(path: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), CliEr
         return Ok(());
     }
     if depth > MAX_DEPTH {
-        return Err(CliError::usage(format!("{}: folders nested more than {MAX_DEPTH} deep", path.display())));
+        return Err(CliError::usage(format!(
+            "{}: folders nested more than {MAX_DEPTH} deep",
+            path.display()
+        )));
     }
     let entries = std::fs::read_dir(path).map_err(|e| CliError::usage(format!("cannot read the folder {}: {e}", path.display())))?;
     for entry in entries {
@@ -102,7 +116,10 @@ fn find(path: &Path, depth: usize, files: &mut Vec<PathBuf>) -> Result<(), CliEr
             files.push(p);
         }
         if files.len() > MAX_FILES {
-            return Err(CliError::usage(format!("more than {MAX_FILES} rules files under {}", path.display())));
+            return Err(CliError::usage(format!(
+                "more than {MAX_FILES} rules files under {}",
+                path.display()
+            )));
         }
     }
     Ok(())
@@ -176,7 +193,14 @@ fn report(args: &FmtArgs, files: &[PathBuf], outcomes: &[Outcome], out: &mut dyn
             })
             .collect();
         let doc = serde_json::json!({"check": args.check, "files": docs, "changed": changed, "errors": broken});
-        writeln!(out, "{}", serde_json::to_string_pretty(&doc).map_err(|e| CliError { message: e.to_string(), code: 1 })?)?;
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| CliError {
+                message: e.to_string(),
+                code: 1
+            })?
+        )?;
     } else {
         for (f, o) in files.iter().zip(outcomes) {
             match o {
@@ -187,10 +211,18 @@ fn report(args: &FmtArgs, files: &[PathBuf], outcomes: &[Outcome], out: &mut dyn
             }
         }
         let verb = if args.check { "would change" } else { "changed" };
-        writeln!(err, "{} rules file{}: {changed} {verb}, {broken} with errors", files.len(), if files.len() == 1 { "" } else { "s" })?;
+        writeln!(
+            err,
+            "{} rules file{}: {changed} {verb}, {broken} with errors",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        )?;
     }
     if broken > 0 || (args.check && changed > 0) {
-        return Err(CliError { message: String::new(), code: 1 });
+        return Err(CliError {
+            message: String::new(),
+            code: 1,
+        });
     }
     Ok(())
 }

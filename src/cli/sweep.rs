@@ -4,8 +4,8 @@
 
 use super::inputs::{self, InputArgs};
 use super::{CliError, RulesArg};
-use rulebook_runtime as rt;
 use rt::sweep::{Cell, Grid};
+use rulebook_runtime as rt;
 use std::io::Write;
 use std::time::Instant;
 
@@ -63,7 +63,10 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
         given.sets.extend(axes.iter().map(|(n, _)| n.clone()).zip(values.iter().cloned()));
         points.push((index, values, inputs::bind(r, &given)?));
     }
-    let threads = args.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| usize::try_from(t).unwrap_or(1));
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| usize::try_from(t).unwrap_or(1),
+    );
     let started = Instant::now();
     let bar = progress_bar(points.len());
     let mut cells = rt::sweep::compute(r, &points, threads, args.budget, &|| bar.inc(1));
@@ -79,7 +82,13 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
         write_csv(&names, fields.as_deref(), &cells, out)?;
     }
     if let Some(plan) = &chart {
-        let drawn: Vec<super::sweep_chart::Point> = cells.iter().map(|c| super::sweep_chart::Point { values: &c.values, odds: c.result.as_ref().ok() }).collect();
+        let drawn: Vec<super::sweep_chart::Point> = cells
+            .iter()
+            .map(|c| super::sweep_chart::Point {
+                values: &c.values,
+                odds: c.result.as_ref().ok(),
+            })
+            .collect();
         let fixed = points.first().map(|(_, _, bound)| inputs::items(r, bound)).unwrap_or_default();
         let fields: Vec<&str> = fields.as_deref().unwrap_or_default().to_vec();
         super::sweep_chart::draw(plan, &format!("{}.{}", s.name, r.name), &fields, fixed, axes, &drawn)?;
@@ -91,7 +100,11 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
         cells.len(),
         grid.total,
         started.elapsed().as_secs_f64(),
-        if failed > 0 { format!("; {failed} without exact odds (their `error` says why)") } else { String::new() }
+        if failed > 0 {
+            format!("; {failed} without exact odds (their `error` says why)")
+        } else {
+            String::new()
+        }
     )?;
     Ok(())
 }
@@ -133,7 +146,10 @@ fn write_csv(names: &[&str], fields: Option<&[&str]>, cells: &[Cell], out: &mut 
             Ok(d) => {
                 for (o, p) in &d.outcomes {
                     let shown: Vec<String> = match fields {
-                        Some(fs) => fs.iter().map(|f| csv_field(&o.field(f).map_or_else(String::new, ToString::to_string))).collect(),
+                        Some(fs) => fs
+                            .iter()
+                            .map(|f| csv_field(&o.field(f).map_or_else(String::new, ToString::to_string)))
+                            .collect(),
                         None => vec![csv_field(&o.to_string())],
                     };
                     writeln!(out, "{lead},{},{},{},", shown.join(","), p.numer_denom_string(), p.percent(4))?;
@@ -171,7 +187,12 @@ pub fn merge(args: &MergeArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let mut lines = text.lines();
         let head = lines.next().unwrap_or_default();
         match header {
-            Some(h) if h != head => return Err(CliError::usage(format!("{}: not a shard of the same sweep (its columns differ)", f.display()))),
+            Some(h) if h != head => {
+                return Err(CliError::usage(format!(
+                    "{}: not a shard of the same sweep (its columns differ)",
+                    f.display()
+                )))
+            }
             _ => header = Some(head),
         }
         for line in lines {

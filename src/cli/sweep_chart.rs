@@ -32,7 +32,9 @@ pub struct Plan {
 pub fn plan(path: Option<&Path>, outcomes: &[String], axes: &[(String, Vec<String>)], sharded: bool) -> Result<Option<Plan>, CliError> {
     let Some(path) = path else {
         if !outcomes.is_empty() {
-            return Err(CliError::usage("--chart-outcome chooses what --chart FILE.svg draws; give --chart too"));
+            return Err(CliError::usage(
+                "--chart-outcome chooses what --chart FILE.svg draws; give --chart too",
+            ));
         }
         return Ok(None);
     };
@@ -66,10 +68,15 @@ pub fn plan(path: Option<&Path>, outcomes: &[String], axes: &[(String, Vec<Strin
         }
     }
     if axes.len() == 2 && outcomes.len() > MAX_PANELS {
-        return Err(CliError::usage(format!("--chart draws at most {MAX_PANELS} outcomes; choose fewer")));
+        return Err(CliError::usage(format!(
+            "--chart draws at most {MAX_PANELS} outcomes; choose fewer"
+        )));
     }
     if axes.len() == 1 && outcomes.len() > LINES.len() {
-        return Err(CliError::usage(format!("--chart draws at most {} lines; choose fewer outcomes", LINES.len())));
+        return Err(CliError::usage(format!(
+            "--chart draws at most {} lines; choose fewer outcomes",
+            LINES.len()
+        )));
     }
     let picks = outcomes
         .iter()
@@ -78,7 +85,10 @@ pub fn plan(path: Option<&Path>, outcomes: &[String], axes: &[(String, Vec<Strin
             _ => Pick::Whole(o.trim().to_string()),
         })
         .collect();
-    Ok(Some(Plan { path: path.to_path_buf(), picks }))
+    Ok(Some(Plan {
+        path: path.to_path_buf(),
+        picks,
+    }))
 }
 
 /// An outcome as the chart names it: a record's values joined with ` · ` (the title names the
@@ -116,7 +126,10 @@ impl Pick {
     /// The probability of this outcome at one point: the sum over the outcomes it matches.
     fn probability(&self, d: &rt::Distribution<rt::Value>) -> f64 {
         // Folded from +0: an empty f64 sum is -0, which would print as `-0%`.
-        d.outcomes.iter().filter(|(o, _)| self.matches(o)).fold(0.0, |sum, (_, p)| sum + chart::to_f64(p))
+        d.outcomes
+            .iter()
+            .filter(|(o, _)| self.matches(o))
+            .fold(0.0, |sum, (_, p)| sum + chart::to_f64(p))
     }
 }
 
@@ -170,10 +183,18 @@ pub fn draw(
         _ => fields.to_vec(),
     };
     let keep = if axes.len() == 1 { LINES.len() } else { DEFAULT_HEATMAPS };
-    let (picks, rest) = if plan.picks.is_empty() { default_picks(points, keep) } else { (plan.picks.clone(), Vec::new()) };
+    let (picks, rest) = if plan.picks.is_empty() {
+        default_picks(points, keep)
+    } else {
+        (plan.picks.clone(), Vec::new())
+    };
     // A chosen outcome that no point has is a mistake in --chart-outcome, not a line at 0%.
     for pick in &plan.picks {
-        if !points.iter().filter_map(|p| p.odds).any(|d| d.outcomes.iter().any(|(o, _)| pick.matches(o))) {
+        if !points
+            .iter()
+            .filter_map(|p| p.odds)
+            .any(|d| d.outcomes.iter().any(|(o, _)| pick.matches(o)))
+        {
             let (seen, _) = default_picks(points, usize::MAX);
             let seen: Vec<String> = seen.iter().take(12).map(|k| k.name(&[])).collect();
             return Err(CliError::usage(format!(
@@ -184,7 +205,11 @@ pub fn draw(
             )));
         }
     }
-    let of = if fields.is_empty() { String::new() } else { format!(" ({})", fields.join(" · ")) };
+    let of = if fields.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", fields.join(" · "))
+    };
     let mut notes = Vec::new();
     if !rest.is_empty() {
         let shown: Vec<&str> = rest.iter().take(6).map(String::as_str).collect();
@@ -204,20 +229,41 @@ pub fn draw(
             .iter()
             .map(|k| (k.name(&[]), points.iter().map(|p| p.odds.map(|d| k.probability(d))).collect()))
             .collect();
-        let lines = Lines { axis: axes[0].0.clone(), xs: axes[0].1.clone(), series };
+        let lines = Lines {
+            axis: axes[0].0.clone(),
+            xs: axes[0].1.clone(),
+            series,
+        };
         // Lines of the values of one field are titled by the field; others by the outcome.
         let field = match picks.first() {
             Some(Pick::Field(f, _)) if picks.iter().all(|k| matches!(k, Pick::Field(g, _) if g == f)) => Some(f.clone()),
             _ => None,
         };
         let panel = field.unwrap_or_else(|| format!("outcome{of}"));
-        (format!("{resolver}: the odds of each outcome by {}", axes[0].0), vec![Panel { title: panel, kind: chart::Kind::Lines(lines) }])
+        (
+            format!("{resolver}: the odds of each outcome by {}", axes[0].0),
+            vec![Panel {
+                title: panel,
+                kind: chart::Kind::Lines(lines),
+            }],
+        )
     } else {
-        (format!("{resolver}: the odds by {} and {}", axes[0].0, axes[1].0), heatmaps(&picks, &fields, axes, points))
+        (
+            format!("{resolver}: the odds by {} and {}", axes[0].0, axes[1].0),
+            heatmaps(&picks, &fields, axes, points),
+        )
     };
     let mut inputs = inputs;
     inputs.retain(|i| !axes.iter().any(|(n, _)| i.split_once('=').is_some_and(|(k, _)| k == n)));
-    chart::write(&plan.path, &Chart { title, inputs, panels, notes })
+    chart::write(
+        &plan.path,
+        &Chart {
+            title,
+            inputs,
+            panels,
+            notes,
+        },
+    )
 }
 
 /// The heatmaps: for each outcome (and each value of the inputs past the first two), the first
@@ -246,7 +292,11 @@ fn heatmaps(picks: &[Pick], fields: &[&str], axes: &[(String, Vec<String>)], poi
                 .zip(points.get(b).map_or(&[][..], |p| &p.values[2..]))
                 .map(|((name, _), v)| format!("{name}={v}"))
                 .collect();
-            let title = if rest.is_empty() { format!("P({})", pick.name(fields)) } else { format!("P({}) at {}", pick.name(fields), rest.join(", ")) };
+            let title = if rest.is_empty() {
+                format!("P({})", pick.name(fields))
+            } else {
+                format!("P({}) at {}", pick.name(fields), rest.join(", "))
+            };
             let map = Heatmap {
                 rows_axis: axes[down].0.clone(),
                 rows: axes[down].1.clone(),
@@ -254,7 +304,10 @@ fn heatmaps(picks: &[Pick], fields: &[&str], axes: &[(String, Vec<String>)], poi
                 cols: axes[across].1.clone(),
                 cells,
             };
-            panels.push(Panel { title, kind: chart::Kind::Heatmap(map) });
+            panels.push(Panel {
+                title,
+                kind: chart::Kind::Heatmap(map),
+            });
         }
     }
     panels

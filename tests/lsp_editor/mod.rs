@@ -164,4 +164,3 @@ pub fn apply(text: &str, edits: &[Value]) -> String {
     }
     out
 }
-

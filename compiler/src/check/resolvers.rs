@@ -145,7 +145,10 @@ impl<'a> Checker<'a> {
                 self.err(
                     "E0201",
                     p.ty.span,
-                    format!("choice `{}` must be yes/no, an enum, a table key or a whole number in a range of at most 10000", p.name.name),
+                    format!(
+                        "choice `{}` must be yes/no, an enum, a table key or a whole number in a range of at most 10000",
+                        p.name.name
+                    ),
                     "too many values to choose from",
                     Some("a decision picks one of a few values in each state: give it such a type".into()),
                 );
@@ -156,7 +159,10 @@ impl<'a> Checker<'a> {
                     p.name.span,
                     format!("choice `{}` is carried on by the output of its name", p.name.name),
                     "part of the state",
-                    Some(format!("a choice is made afresh in each state: rename the output, or declare `in {}`", p.name.name)),
+                    Some(format!(
+                        "a choice is made afresh in each state: rename the output, or declare `in {}`",
+                        p.name.name
+                    )),
                 );
             }
         }

@@ -9,7 +9,10 @@ use crate::syntax::SyntaxKind;
 
 /// The whole file's text, ending in one newline.
 pub(super) fn render(toks: &[Tok], lines: &[Line]) -> String {
-    let mut code: Vec<String> = lines.iter().map(|l| format!("{}{}", "  ".repeat(l.indent), joined(toks, &l.toks))).collect();
+    let mut code: Vec<String> = lines
+        .iter()
+        .map(|l| format!("{}{}", "  ".repeat(l.indent), joined(toks, &l.toks)))
+        .collect();
     for run in row_runs(toks, lines) {
         for (li, text) in align_rows(toks, lines, &run) {
             code[li] = text;
@@ -123,11 +126,17 @@ fn align_rows(toks: &[Tok], lines: &[Line], run: &[usize]) -> Vec<(usize, String
         })
         .collect();
     let columns = cells.iter().map(|c| c.0.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns).map(|j| cells.iter().filter_map(|c| c.0.get(j)).map(|s| width(s)).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..columns)
+        .map(|j| cells.iter().filter_map(|c| c.0.get(j)).map(|s| width(s)).max().unwrap_or(0))
+        .collect();
     let right: Vec<bool> = (0..columns)
         .map(|j| j > 0 && cells.iter().filter(|c| !c.2).all(|c| c.1.get(j).copied().unwrap_or(true)))
         .collect();
-    let sep = if run.first().and_then(|&li| row_line(toks, &lines[li])) == Some(true) { " => " } else { " | " };
+    let sep = if run.first().and_then(|&li| row_line(toks, &lines[li])) == Some(true) {
+        " => "
+    } else {
+        " | "
+    };
     run.iter()
         .zip(&cells)
         .map(|(&li, (texts, _, _))| {

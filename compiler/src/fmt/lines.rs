@@ -25,14 +25,24 @@ pub(super) fn lines(toks: &[Tok]) -> Vec<Line> {
             let ends_code = open && t.newlines == 0 && lines.last().is_some_and(|l| l.comment.is_none());
             match lines.last_mut() {
                 Some(line) if ends_code => line.comment = Some(i),
-                _ => lines.push(Line { toks: Vec::new(), comment: Some(i), blank_before, indent: 0 }),
+                _ => lines.push(Line {
+                    toks: Vec::new(),
+                    comment: Some(i),
+                    blank_before,
+                    indent: 0,
+                }),
             }
             open = false;
             continue;
         }
         match lines.last_mut() {
             Some(line) if open && t.newlines == 0 && !t.break_before => line.toks.push(i),
-            _ => lines.push(Line { toks: vec![i], comment: None, blank_before, indent: 0 }),
+            _ => lines.push(Line {
+                toks: vec![i],
+                comment: None,
+                blank_before,
+                indent: 0,
+            }),
         }
         open = true;
     }

@@ -9,7 +9,10 @@ fn fmt(src: &str) -> String {
 #[test]
 fn spaces_indents_and_one_statement_a_line() {
     let src = "resolver r \"R\" [1] {\nin a:int 0..3\n  out b : int\n    let x=floor( a/2 ) [1]  set b=x+1\n}\n";
-    assert_eq!(fmt(src), "resolver r \"R\" [1] {\n  in a: int 0..3\n  out b: int\n  let x = floor(a / 2) [1]\n  set b = x + 1\n}\n");
+    assert_eq!(
+        fmt(src),
+        "resolver r \"R\" [1] {\n  in a: int 0..3\n  out b: int\n  let x = floor(a / 2) [1]\n  set b = x + 1\n}\n"
+    );
 }
 
 #[test]
@@ -42,7 +45,10 @@ fn table_cells_line_up_numbers_to_the_right() {
 #[test]
 fn comments_stay_where_they_are_and_line_up_at_line_ends() {
     let src = "// head\n\n\n\nrecord r \"R\" [1] {\n  a: int,   // one\n  bb: int, // two\n  // alone\n  c: int\n}\n";
-    assert_eq!(fmt(src), "// head\n\nrecord r \"R\" [1] {\n  a: int,   // one\n  bb: int,  // two\n  // alone\n  c: int\n}\n");
+    assert_eq!(
+        fmt(src),
+        "// head\n\nrecord r \"R\" [1] {\n  a: int,   // one\n  bb: int,  // two\n  // alone\n  c: int\n}\n"
+    );
 }
 
 #[test]
@@ -50,7 +56,10 @@ fn formatting_twice_gives_what_formatting_once_gave() {
     let src = "system s \"S\"\nenum e { a, b }\nresolver r \"R\" [1] { in x: e\n out y: int\n match x { a => { set y = 1 } b => { set y = 2 } } }\n";
     let once = fmt(src);
     assert_eq!(fmt(&once), once);
-    assert!(once.contains("  match x {\n    a => { set y = 1 }\n    b => { set y = 2 }\n  }\n}\n"), "{once}");
+    assert!(
+        once.contains("  match x {\n    a => { set y = 1 }\n    b => { set y = 2 }\n  }\n}\n"),
+        "{once}"
+    );
 }
 #[test]
 fn empty_brackets_are_laid_out_too() {

@@ -215,7 +215,11 @@ impl Lower {
     }
 
     fn param(&mut self, p: Pair<Rule>) -> Option<Param> {
-        let choice = p.clone().into_inner().find(|c| c.as_rule() == Rule::kw_choice).map(|c| self.span(&c));
+        let choice = p
+            .clone()
+            .into_inner()
+            .find(|c| c.as_rule() == Rule::kw_choice)
+            .map(|c| self.span(&c));
         let mut it = p.into_inner().filter(not_kw);
         let name = self.ident(it.next()?);
         let ty = self.type_expr(it.next()?);

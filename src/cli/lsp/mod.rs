@@ -27,7 +27,9 @@ mod world;
 use super::CliError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument, PublishDiagnostics};
-use lsp_types::request::{Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, PrepareRenameRequest, References, Rename};
+use lsp_types::request::{
+    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, PrepareRenameRequest, References, Rename,
+};
 use lsp_types::{
     DocumentSymbolResponse, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, InitializeParams, Location,
     MarkupContent, MarkupKind, OneOf, Position, PublishDiagnosticsParams, RenameOptions, ServerCapabilities, TextDocumentSyncCapability,
@@ -301,7 +303,10 @@ fn outline(world: &mut World, uri: &lsp_types::Uri) -> Option<DocumentSymbolResp
 fn formatting(world: &World, uri: &Uri) -> Result<Vec<lsp_types::TextEdit>, Refusal> {
     let path = in_folder(uri)?;
     let Some(now) = world.open.get(&path).cloned().or_else(|| std::fs::read_to_string(&path).ok()) else {
-        return Err((ErrorCode::InvalidParams, format!("`{}` is not open and cannot be read", uri.as_str())));
+        return Err((
+            ErrorCode::InvalidParams,
+            format!("`{}` is not open and cannot be read", uri.as_str()),
+        ));
     };
     let laid = rulebook_compiler::fmt::format(0, &now).map_err(|d| {
         let why = d.first().map_or_else(String::new, |d| format!(": {}", d.message));
