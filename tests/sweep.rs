@@ -35,7 +35,10 @@ const GRID: &[&str] = &[
 fn every_point_has_the_odds_that_odds_gives() {
     let csv = ok(GRID);
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("point,weapon,range_hexes,result,probability,percent,error"));
+    assert_eq!(
+        lines.next(),
+        Some("point,weapon,range_hexes,result,probability,percent,simulated,error")
+    );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     // 30 points, each with its outcomes; the points in order, the first input varying slowest.
     let points: Vec<&str> = rows.iter().map(|r| r[0]).collect();
@@ -109,13 +112,13 @@ fn shards_merged_are_one_run_byte_for_byte() {
 fn a_point_the_rules_reject_is_a_row_with_its_error() {
     let csv = ok(&["sweep", "striker.gravity_movement", "--vary", "gravity=0..2", "--set", "rate_cm=10"]);
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "point,gravity,outcome,probability,percent,error");
+    assert_eq!(lines[0], "point,gravity,outcome,probability,percent,simulated,error");
     assert!(
-        lines[1].starts_with("0,0,,,,\"the rules reject this situation: gravity must be above 0 G [Striker 53.B]"),
+        lines[1].starts_with("0,0,,,,,\"the rules reject this situation: gravity must be above 0 G [Striker 53.B]"),
         "{csv}"
     );
-    assert_eq!(lines[2], "1,1,{rate_cm: 10},1/1,100.0000,");
-    assert_eq!(lines[3], "2,2,{rate_cm: 5},1/1,100.0000,");
+    assert_eq!(lines[2], "1,1,{rate_cm: 10},1/1,100.0000,,");
+    assert_eq!(lines[3], "2,2,{rate_cm: 5},1/1,100.0000,,");
 }
 
 #[test]
@@ -138,4 +141,70 @@ fn mistakes_in_the_grid_are_usage_errors() {
         assert!(stderr.contains(says), "{all:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{all:?} wrote output");
     }
+}
+
+/// Issue 41: a point out of reach of exact odds (here, a whole battle past a 1 s budget) is
+/// estimated by simulation when one field is asked for: its runs are seeded by the point's
+/// number, so the shares are `sim`'s with that seed, and the point says how many runs it took;
+/// with `--sim-runs 0` it is a row with its error.
+#[test]
+fn a_point_out_of_reach_is_simulated_and_says_so() {
+    let args = [
+        "sweep",
+        "mercenary.battle",
+        "--input",
+        "examples/mercenary-infantry-clash.yaml",
+        "--vary",
+        "max_rounds=1..2",
+        "--field",
+        "result",
+        "--budget",
+        "1",
+        "--sim-runs",
+        "300",
+    ];
+    let mut json = args.to_vec();
+    json.push("--json");
+    let doc: Value = serde_json::from_str(&ok(&json)).unwrap();
+    for (k, point) in doc["points"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(point["simulated"], serde_json::json!({"runs": 300, "seed": k}), "{point}");
+        let rounds = point["inputs"]["max_rounds"].as_str().unwrap();
+        let sim: Value = serde_json::from_str(&ok(&[
+            "sim",
+            "mercenary.battle",
+            "--input",
+            "examples/mercenary-infantry-clash.yaml",
+            "--set",
+            &format!("max_rounds={rounds}"),
+            "--runs",
+            "300",
+            "--seed",
+            &k.to_string(),
+            "--json",
+        ]))
+        .unwrap();
+        let mut total = 0;
+        for o in point["outcomes"].as_array().unwrap() {
+            let (n, d) = o["probability"].as_str().unwrap().split_once('/').unwrap();
+            let (n, d): (u64, u64) = (n.parse().unwrap(), d.parse().unwrap());
+            assert_eq!(300 % d, 0, "a share of 300 runs: {n}/{d}");
+            total += n * (300 / d);
+            let result = o["outcome"]["result"].as_str().unwrap();
+            let share = sim["outcomes"][result]["probability"].as_f64().unwrap();
+            assert!(
+                (share - n as f64 / d as f64).abs() < 1e-6,
+                "{result}: {n}/{d} against sim's {share}"
+            );
+        }
+        assert_eq!(total, 300, "{point}");
+    }
+    let csv = ok(&args);
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",300,")), "{csv}");
+    let mut off = args.to_vec();
+    let last = off.len() - 1;
+    off[last] = "0";
+    let csv = ok(&off);
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert!(rows.iter().all(|l| l.contains("estimate with `rulebook sim`")), "{csv}");
 }

@@ -55,7 +55,7 @@ fn by_point(csv: &str, col: usize, value: &str) -> BTreeMap<usize, (u128, u128)>
         let point: usize = cells[0].parse().unwrap();
         let entry = out.entry(point).or_insert((0, 1));
         if cells[col] == value {
-            let (n, d) = cells[cells.len() - 3].split_once('/').unwrap();
+            let (n, d) = cells[cells.len() - 4].split_once('/').unwrap();
             let (n, d): (u128, u128) = (n.parse().unwrap(), d.parse().unwrap());
             *entry = (entry.0 * d + n * entry.1, entry.1 * d);
         }

@@ -74,7 +74,15 @@ impl Registry {
         } else {
             threads
         };
-        let mut cells = rt::sweep::compute(r, &points, threads, budget_seconds, &|| {});
+        // As `rulebook sweep`: with one field, a point out of reach of exact odds is simulated.
+        let fallback = match keep.as_deref() {
+            Some([field]) => Some(rt::sweep::Fallback {
+                field,
+                runs: rt::sweep::FALLBACK_RUNS,
+            }),
+            _ => None,
+        };
+        let mut cells = rt::sweep::compute(r, &points, threads, budget_seconds, fallback, &|| {});
         if let Some(keep) = &keep {
             rt::sweep::keep_fields(&mut cells, keep);
         }

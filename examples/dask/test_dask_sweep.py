@@ -48,7 +48,7 @@ def test_the_script_prints_csv_and_refuses_mistakes(capsys):
     argv = ["mercenary.morale_test", "--vary", "morale=0..6", "--vary", "no_command=all", "--shards", "3", "--workers", "2"]
     assert sweep.main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "point,morale,no_command,outcome,probability,error"
+    assert lines[0] == "point,morale,no_command,outcome,probability,simulated,error"
     assert len({l.split(",")[0] for l in lines[1:]}) == 14
     assert sweep.main(["mercenary.morale_test", "--vary", "morale=0..6", "--vary", "no_command=all", "--json", "--shards", "2"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(rulebook.sweep_json("mercenary.morale_test", {"morale": "0..6", "no_command": "all"}))

@@ -149,8 +149,9 @@ def sweep_rows(doc: Union[str, Mapping[str, Any]], fields: Optional[Sequence[str
 
     One row per outcome of each point: ``point``, each varied input (a whole number when every
     value of that input is one), each of ``fields`` (the sweep's ``field``) or else ``outcome``
-    (the whole outcome), ``probability`` (a Fraction) and ``error`` (None); a point without exact
-    odds has one row with its ``error`` and None elsewhere.
+    (the whole outcome), ``probability`` (a Fraction), ``simulated`` (the runs of the simulation
+    that estimated a point out of reach of exact odds, else None) and ``error`` (None); a point
+    without odds has one row with its ``error`` and None elsewhere.
     """
     d = _json.loads(doc) if isinstance(doc, str) else doc
     names: List[str] = list(d["vary"])
@@ -164,11 +165,12 @@ def sweep_rows(doc: Union[str, Mapping[str, Any]], fields: Optional[Sequence[str
             lead[n] = int(v) if numeric[n] else v
         if "error" in p:
             blank = {f: None for f in kept} if kept else {"outcome": None}
-            rows.append({**lead, **blank, "probability": None, "error": p["error"]})
+            rows.append({**lead, **blank, "probability": None, "simulated": None, "error": p["error"]})
             continue
+        simulated = p.get("simulated", {}).get("runs")
         for o in p["outcomes"]:
             shown = {f: o["outcome"].get(f) for f in kept} if kept else {"outcome": o["outcome"]}
-            rows.append({**lead, **shown, "probability": _fraction(o["probability"]), "error": None})
+            rows.append({**lead, **shown, "probability": _fraction(o["probability"]), "simulated": simulated, "error": None})
     return rows
 
 

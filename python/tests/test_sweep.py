@@ -48,7 +48,7 @@ def test_a_sweep_as_a_table():
     pandas = pytest.importorskip("pandas")
     frame = rulebook.sweep("starleader.to_hit", VARY, set={"target_size": 1}, field="result")
     assert isinstance(frame, pandas.DataFrame)
-    assert list(frame.columns) == ["point", "weapon", "range_hexes", "result", "probability", "error"]
+    assert list(frame.columns) == ["point", "weapon", "range_hexes", "result", "probability", "simulated", "error"]
     assert all(type(p) is Fraction for p in frame["probability"])
     assert frame["range_hexes"].tolist()[:2] == [0, 0]
     assert all(frame.groupby("point")["probability"].sum() == 1)

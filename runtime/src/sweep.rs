@@ -36,6 +36,77 @@ pub struct Cell {
     pub index: usize,
     pub values: Vec<String>,
     pub result: Odds,
+    /// Runs of the simulation that estimated the odds, when exact odds were out of reach (the
+    /// probabilities are then the runs' shares, seeded by the point's number); `None`: exact.
+    pub simulated: Option<u64>,
+}
+
+/// Runs of the simulation that estimates a point out of reach of exact odds, unless asked otherwise.
+pub const FALLBACK_RUNS: u64 = 10_000;
+
+/// Where exact odds are out of reach, a simulation of `runs` runs estimates the distribution of
+/// the one categorical output `field` (`--field F`): the fallback of `sweep`.
+#[derive(Debug, Clone, Copy)]
+pub struct Fallback<'a> {
+    pub field: &'a str,
+    pub runs: u64,
+}
+
+/// Whether exact odds failed for their size or time, not because the rules refused the inputs.
+pub fn too_large(e: &crate::error::Error) -> bool {
+    use crate::error::Error as E;
+    matches!(
+        e.cause(),
+        E::TooManyBranches { .. } | E::TooManyStates { .. } | E::OddsStopped { .. } | E::ChainStopped { .. } | E::DiceTooLarge { .. }
+    )
+}
+
+/// The odds of one point: exact, or else (when too large, and a fallback is given) the shares of
+/// `fallback.runs` seeded runs (seed: the point's number) of its field, as exact fractions of
+/// the runs.
+/// `exact` works the exact odds out (under the point's time budget); the simulation runs after it,
+/// outside that budget.
+fn point_odds(
+    r: &ResolverInfo,
+    bound: &Inputs,
+    index: usize,
+    fallback: Option<Fallback>,
+    exact: impl FnOnce() -> Result<Distribution<Value>, crate::error::Error>,
+) -> (Odds, Option<u64>) {
+    match exact() {
+        Ok(d) => (Ok(d), None),
+        Err(e) if too_large(&e) && fallback.is_some() => {
+            let Some(fb) = fallback else { return (Err(e.to_string()), None) };
+            let tally = match crate::sim::simulate(r, bound, fb.runs, index as u64, 1, &|_| {}) {
+                Ok(t) => t,
+                Err(s) => return (Err(s.to_string()), None),
+            };
+            let (Some(counts), Some(name)) = (
+                tally.categories.get(fb.field),
+                r.outputs.iter().find(|o| o.name == fb.field).map(|o| o.name),
+            ) else {
+                return (
+                    Err(format!(
+                        "{e}; the simulation that was to estimate it has no categorical output `{}`",
+                        fb.field
+                    )),
+                    None,
+                );
+            };
+            let runs = u128::from(tally.runs.max(1));
+            let outcomes = counts
+                .iter()
+                .filter(|(_, &k)| k > 0)
+                .filter_map(|(v, &k)| {
+                    crate::odds::Prob::new(u128::from(k), runs)
+                        .ok()
+                        .map(|p| (Value::Record(vec![(name, v.clone())]), p))
+                })
+                .collect();
+            (Ok(Distribution { outcomes }), Some(fb.runs))
+        }
+        Err(e) => (Err(e.to_string()), None),
+    }
 }
 
 impl Grid {
@@ -143,17 +214,18 @@ fn every_value(ty: &Ty) -> Option<Vec<String>> {
 type Working = (Instant, Arc<crate::watch::Watch>);
 
 /// The odds of every point, on `threads` workers taking the next point as each finishes; a point
-/// past `budget` seconds is stopped and reported as such. `done` is called once per point
+/// past `budget` seconds is stopped and reported as such, or estimated by `fallback` when given. `done` is called once per point
 /// finished (a progress bar), from any worker.
 pub fn compute(
     r: &'static ResolverInfo,
     points: &[(usize, Vec<String>, Inputs)],
     threads: usize,
     budget: u64,
+    fallback: Option<Fallback>,
     done: &(dyn Fn() + Sync),
 ) -> Vec<Cell> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Odds>>> = Mutex::new(vec![None; points.len()]);
+    let results: Mutex<Vec<Option<(Odds, Option<u64>)>>> = Mutex::new(vec![None; points.len()]);
     let running: Vec<Mutex<Option<Working>>> = (0..threads.max(1)).map(|_| Mutex::new(None)).collect();
     let finished = AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -164,11 +236,11 @@ pub fn compute(
                 .stack_size(crate::steps::RESOLUTION_STACK)
                 .spawn_scoped(s, move || loop {
                     let i = next.fetch_add(1, Relaxed);
-                    let Some((_, _, bound)) = points.get(i) else { break };
+                    let Some((index, _, bound)) = points.get(i) else { break };
                     let watch = Arc::new(crate::watch::Watch::default());
                     watch.budget_seconds.store(budget, Relaxed);
                     *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), watch.clone()));
-                    let odds = crate::watch::with_watch(watch, || r.odds(bound)).map_err(|e| e.to_string());
+                    let odds = point_odds(r, bound, *index, fallback, || crate::watch::with_watch(watch, || r.odds(bound)));
                     *slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(odds);
                     finished.fetch_add(1, Relaxed);
@@ -192,10 +264,14 @@ pub fn compute(
     points
         .iter()
         .zip(results)
-        .map(|((index, values, _), result)| Cell {
-            index: *index,
-            values: values.clone(),
-            result: result.unwrap_or_else(|| Err("not computed: its worker thread could not start".into())),
+        .map(|((index, values, _), result)| {
+            let (result, simulated) = result.unwrap_or_else(|| (Err("not computed: its worker thread could not start".into()), None));
+            Cell {
+                index: *index,
+                values: values.clone(),
+                result,
+                simulated,
+            }
         })
         .collect()
 }
@@ -219,11 +295,17 @@ pub fn json_doc(resolver: &str, grid: &Grid, cells: &[Cell]) -> serde_json::Valu
         .map(|c| {
             let inputs: serde_json::Map<String, serde_json::Value> = names.iter().map(|n| n.to_string()).zip(c.values.iter().map(|v| v.clone().into())).collect();
             match &c.result {
-                Ok(d) => serde_json::json!({
-                    "point": c.index,
-                    "inputs": inputs,
-                    "outcomes": d.outcomes.iter().map(|(o, p)| serde_json::json!({"outcome": o.to_json(), "probability": p.numer_denom_string()})).collect::<Vec<_>>(),
-                }),
+                Ok(d) => {
+                    let mut doc = serde_json::json!({
+                        "point": c.index,
+                        "inputs": inputs,
+                        "outcomes": d.outcomes.iter().map(|(o, p)| serde_json::json!({"outcome": o.to_json(), "probability": p.numer_denom_string()})).collect::<Vec<_>>(),
+                    });
+                    if let Some(runs) = c.simulated {
+                        doc["simulated"] = serde_json::json!({"runs": runs, "seed": c.index});
+                    }
+                    doc
+                }
                 Err(e) => serde_json::json!({"point": c.index, "inputs": inputs, "error": e}),
             }
         })

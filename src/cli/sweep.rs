@@ -43,6 +43,10 @@ pub struct SweepArgs {
     /// fields) or an outcome as the CSV shows it; default: the most probable
     #[arg(long = "chart-outcome", value_name = "OUTCOME")]
     pub chart_outcomes: Vec<String>,
+    /// With one --field: a point whose exact odds are out of reach (too large, or past --budget) is
+    /// estimated by this many seeded runs instead (its `simulated` column says so); 0: report the error
+    #[arg(long, value_name = "RUNS", default_value_t = rt::sweep::FALLBACK_RUNS)]
+    pub sim_runs: u64,
     /// Give up on the exact odds of one point after this many seconds (it is reported as such)
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: u64,
@@ -69,7 +73,15 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
     );
     let started = Instant::now();
     let bar = progress_bar(points.len());
-    let mut cells = rt::sweep::compute(r, &points, threads, args.budget, &|| bar.inc(1));
+    // Past its budget, a point is estimated by simulation when one field is asked for.
+    let fallback = match fields.as_deref() {
+        Some([field]) if args.sim_runs > 0 => Some(rt::sweep::Fallback {
+            field,
+            runs: args.sim_runs,
+        }),
+        _ => None,
+    };
+    let mut cells = rt::sweep::compute(r, &points, threads, args.budget, fallback, &|| bar.inc(1));
     bar.finish_and_clear();
     if let Some(keep) = &fields {
         rt::sweep::keep_fields(&mut cells, keep);
@@ -87,6 +99,7 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
             .map(|c| super::sweep_chart::Point {
                 values: &c.values,
                 odds: c.result.as_ref().ok(),
+                simulated: c.simulated.is_some(),
             })
             .collect();
         let fixed = points.first().map(|(_, _, bound)| inputs::items(r, bound)).unwrap_or_default();
@@ -94,17 +107,20 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &SweepArgs, out: &mut dyn 
         super::sweep_chart::draw(plan, &format!("{}.{}", s.name, r.name), &fields, fixed, axes, &drawn)?;
     }
     let failed = cells.iter().filter(|c| c.result.is_err()).count();
+    let simulated = cells.iter().filter(|c| c.simulated.is_some()).count();
+    let mut said = String::new();
+    if simulated > 0 {
+        said.push_str(&format!("; {simulated} estimated by simulation (see `simulated`)"));
+    }
+    if failed > 0 {
+        said.push_str(&format!("; {failed} without odds (their `error` says why)"));
+    }
     writeln!(
         err,
-        "{} of {} points in {:.1} s on {threads} threads{}",
+        "{} of {} points in {:.1} s on {threads} threads{said}",
         cells.len(),
         grid.total,
-        started.elapsed().as_secs_f64(),
-        if failed > 0 {
-            format!("; {failed} without exact odds (their `error` says why)")
-        } else {
-            String::new()
-        }
+        started.elapsed().as_secs_f64()
     )?;
     Ok(())
 }
@@ -137,7 +153,7 @@ fn csv_field(s: &str) -> String {
 /// per field; a point without exact odds has one row with its `error`.
 fn write_csv(names: &[&str], fields: Option<&[&str]>, cells: &[Cell], out: &mut dyn Write) -> Result<(), CliError> {
     let head: Vec<String> = names.iter().chain(fields.unwrap_or(&["outcome"])).map(|n| csv_field(n)).collect();
-    writeln!(out, "point,{},probability,percent,error", head.join(","))?;
+    writeln!(out, "point,{},probability,percent,simulated,error", head.join(","))?;
     let blanks = ",".repeat(fields.map_or(1, <[&str]>::len));
     for c in cells {
         let values: Vec<String> = c.values.iter().map(|v| csv_field(v)).collect();
@@ -152,10 +168,17 @@ fn write_csv(names: &[&str], fields: Option<&[&str]>, cells: &[Cell], out: &mut 
                             .collect(),
                         None => vec![csv_field(&o.to_string())],
                     };
-                    writeln!(out, "{lead},{},{},{},", shown.join(","), p.numer_denom_string(), p.percent(4))?;
+                    let simulated = c.simulated.map_or_else(String::new, |n| n.to_string());
+                    writeln!(
+                        out,
+                        "{lead},{},{},{},{simulated},",
+                        shown.join(","),
+                        p.numer_denom_string(),
+                        p.percent(4)
+                    )?;
                 }
             }
-            Err(e) => writeln!(out, "{lead}{blanks},,,{}", csv_field(e))?,
+            Err(e) => writeln!(out, "{lead}{blanks},,,,{}", csv_field(e))?,
         }
     }
     Ok(())

@@ -137,6 +137,8 @@ impl Pick {
 pub struct Point<'a> {
     pub values: &'a [String],
     pub odds: Option<&'a rt::Distribution<rt::Value>>,
+    /// Its odds are a simulation's estimate, not exact.
+    pub simulated: bool,
 }
 
 /// The outcomes to draw when none is chosen: for an outcome record, each value of its first
@@ -220,6 +222,9 @@ pub fn draw(
             shown.join(", "),
             if rest.len() > 6 { ", …" } else { "" }
         ));
+    }
+    if points.iter().any(|p| p.simulated) {
+        notes.push("some points are estimates from a simulation, not exact odds (the CSV's `simulated` says which)".into());
     }
     if points.iter().any(|p| p.odds.is_none()) {
         notes.push("grey or a gap: a point without exact odds (the CSV's `error` says why)".into());
