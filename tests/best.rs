@@ -186,6 +186,11 @@ fn mistakes_are_usage_errors_before_any_work() {
         ),
         (vec!["--maximize", "x * attackers"], "`x` is not a whole number to multiply by"),
         (vec!["--maximize", "attackers - "], "a term without an output"),
+        (vec!["--maximize", "done == maybe"], "invalid value `maybe` for done: expected bool"),
+        (
+            vec!["--maximize", "done < yes"],
+            "`done` is not a whole number: compare it with == or !=",
+        ),
     ] {
         let mut args = RISK[..10].to_vec();
         args.extend(extra.iter());

@@ -19,7 +19,8 @@ pub struct Objective {
 pub struct Term {
     pub coef: i64,
     pub field: String,
-    pub test: Option<(Op, String)>,
+    /// The comparison, with the value as the output's type reads it.
+    pub test: Option<(Op, Value)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,14 +118,25 @@ fn term(step: &ResolverInfo, text: &str, part: &str, sign: i64) -> Result<Term, 
     if field.is_empty() {
         return Err(bad("a term without an output; write FIELD, FIELD OP VALUE, or N * either".into()));
     }
-    if !step.outputs.iter().any(|o| o.name == field) {
+    let Some(output) = step.outputs.iter().find(|o| o.name == field) else {
         let names: Vec<&str> = step.outputs.iter().map(|o| o.name).collect();
         return Err(bad(format!(
             "`{}` has no output `{field}`; its outputs: {}",
             step.name,
             names.join(", ")
         )));
-    }
+    };
+    // The value compared with must be one the output can take (`maybe` is no yes/no).
+    let test = match test {
+        Some((op, want)) => {
+            let value = crate::bind::parse_input(field, output.ty, &want).map_err(|e| bad(e.to_string()))?;
+            if !matches!(op, Op::Eq | Op::Ne) && !matches!(value, Value::Int(_)) {
+                return Err(bad(format!("`{field}` is not a whole number: compare it with == or !=")));
+            }
+            Some((op, value))
+        }
+        None => None,
+    };
     Ok(Term {
         coef: sign * coef,
         field: field.to_string(),
@@ -148,14 +160,11 @@ impl Term {
                 }),
             };
         };
-        let order = match (v, want.parse::<i64>()) {
-            (Value::Int(i), Ok(w)) => Some(i.cmp(&w)),
+        let order = match (v, want) {
+            (Value::Int(i), Value::Int(w)) => Some(i.cmp(w)),
             _ => None,
         };
-        let same = order.map_or_else(
-            || crate::names::normalize(v.to_string().trim_matches('"')) == crate::names::normalize(want),
-            |o| o.is_eq(),
-        );
+        let same = order.map_or_else(|| v == want, |o| o.is_eq());
         let holds = match (op, order) {
             (Op::Eq, _) => same,
             (Op::Ne, _) => !same,
