@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::rulebook;
+use common::{rulebook, stdout};
 use num_rational::BigRational;
 use rulebook::runtime::{self as rt, Value};
 use std::path::Path;
@@ -109,17 +109,6 @@ fn the_optimum_is_the_best_of_every_deterministic_policy() {
     assert_eq!(chained_value(step, &start, 40, &chosen), sol.optimal);
 }
 
-fn ok(args: &[&str]) -> String {
-    let out = rulebook(args);
-    assert!(
-        out.status.success(),
-        "rulebook {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 const RISK: &[&str] = &[
     "best",
     "risk.attack",
@@ -141,7 +130,7 @@ const RISK: &[&str] = &[
 fn risk_fixed_policies_are_what_odds_until_gives_them() {
     let mut args = RISK.to_vec();
     args.extend(["--against", "stop_at=4", "--json"]);
-    let doc: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&args)).unwrap();
     // Conquest: `odds risk.attack --until done --observed defenders=0` (README) fighting on, and
     // stopping at four armies.
     assert_eq!(doc["optimal"], "1166853115687865/1828079220031488");
@@ -155,10 +144,10 @@ fn risk_fixed_policies_are_what_odds_until_gives_them() {
     // Without --decide, the step's one `choice` (all its values) is the decision.
     let mut undeclared = RISK[..10].to_vec();
     undeclared.extend(["--maximize", "defenders == 0", "--json"]);
-    let all: serde_json::Value = serde_json::from_str(&ok(&undeclared)).unwrap();
+    let all: serde_json::Value = serde_json::from_str(&stdout(&undeclared)).unwrap();
     assert_eq!(all["decide"], "stop_at");
     assert_eq!(all["optimal"], doc["optimal"]);
-    let text = ok(RISK);
+    let text = stdout(RISK);
     assert!(
         text.contains("best                          63.83%  (1166853115687865/1828079220031488)"),
         "{text}"
@@ -260,7 +249,7 @@ fn starleader_unjam_tries_a_third_time_from_iq_eleven() {
             "working - ruined",
             "--json",
         ];
-        let compiled: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        let compiled: serde_json::Value = serde_json::from_str(&stdout(&args)).unwrap();
         assert_eq!(compiled["optimal"], rt::best::fraction(&v0), "IQ {iq}");
         let third = compiled["states"].as_array().unwrap().iter().find(|s| s["state"]["failures"] == 2);
         let best_third: Vec<bool> = third
@@ -274,7 +263,11 @@ fn starleader_unjam_tries_a_third_time_from_iq_eleven() {
         assert_eq!(best_third, expected, "IQ {iq}: after two failures");
         let mut interpreted = args.to_vec();
         interpreted.extend(["--rules", "rules-src"]);
-        assert_eq!(ok(&interpreted), ok(&args), "IQ {iq}: the interpreter against the compiled rules");
+        assert_eq!(
+            stdout(&interpreted),
+            stdout(&args),
+            "IQ {iq}: the interpreter against the compiled rules"
+        );
     }
 }
 
@@ -303,7 +296,7 @@ fn mercenary_rallies_only_with_leadership_two_or_more() {
             "3",
             "--json",
         ];
-        let doc: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&args)).unwrap();
         let start = &doc["states"][0];
         assert_eq!(start["state"]["morale"], 3);
         let rally = leadership >= 2;
@@ -313,6 +306,6 @@ fn mercenary_rallies_only_with_leadership_two_or_more() {
         }
         let mut interpreted = args.to_vec();
         interpreted.extend(["--rules", "rules-src"]);
-        assert_eq!(ok(&interpreted), ok(&args), "Leadership {leadership}");
+        assert_eq!(stdout(&interpreted), stdout(&args), "Leadership {leadership}");
     }
 }

@@ -4,19 +4,8 @@
 
 mod common;
 
-use common::rulebook;
+use common::{rulebook, stdout};
 use serde_json::Value;
-
-fn ok(args: &[&str]) -> String {
-    let out = rulebook(args);
-    assert!(
-        out.status.success(),
-        "rulebook {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 const GRID: &[&str] = &[
     "sweep",
@@ -33,7 +22,7 @@ const GRID: &[&str] = &[
 
 #[test]
 fn every_point_has_the_odds_that_odds_gives() {
-    let csv = ok(GRID);
+    let csv = stdout(GRID);
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
@@ -48,7 +37,7 @@ fn every_point_has_the_odds_that_odds_gives() {
     for point in ["0", "13", "29"] {
         let mine: Vec<&Vec<&str>> = rows.iter().filter(|r| r[0] == point).collect();
         let (weapon, range) = (mine[0][1], mine[0][2]);
-        let doc: Value = serde_json::from_str(&ok(&[
+        let doc: Value = serde_json::from_str(&stdout(&[
             "odds",
             "starleader.to_hit",
             "--set",
@@ -87,12 +76,12 @@ fn shards_merged_are_one_run_byte_for_byte() {
         if json {
             whole.push("--json");
         }
-        let one = ok(&whole);
+        let one = stdout(&whole);
         let mut files = Vec::new();
         for shard in ["3/3", "1/3", "2/3"] {
             let mut args = whole.clone();
             args.extend(["--shard", shard]);
-            let part = ok(&args);
+            let part = stdout(&args);
             assert!(part.len() < one.len() / 2, "shard {shard} is not a third of the grid");
             let f = dir.join(format!("{}-{}.out", json, shard.replace('/', "-")));
             std::fs::write(&f, part).unwrap();
@@ -103,14 +92,14 @@ fn shards_merged_are_one_run_byte_for_byte() {
         if json {
             merge.push("--json");
         }
-        assert!(ok(&merge) == one, "merged shards differ from one run (json: {json})");
+        assert!(stdout(&merge) == one, "merged shards differ from one run (json: {json})");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_point_the_rules_reject_is_a_row_with_its_error() {
-    let csv = ok(&["sweep", "striker.gravity_movement", "--vary", "gravity=0..2", "--set", "rate_cm=10"]);
+    let csv = stdout(&["sweep", "striker.gravity_movement", "--vary", "gravity=0..2", "--set", "rate_cm=10"]);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "point,gravity,outcome,probability,percent,simulated,error");
     assert!(
@@ -165,11 +154,11 @@ fn a_point_out_of_reach_is_simulated_and_says_so() {
     ];
     let mut json = args.to_vec();
     json.push("--json");
-    let doc: Value = serde_json::from_str(&ok(&json)).unwrap();
+    let doc: Value = serde_json::from_str(&stdout(&json)).unwrap();
     for (k, point) in doc["points"].as_array().unwrap().iter().enumerate() {
         assert_eq!(point["simulated"], serde_json::json!({"runs": 300, "seed": k}), "{point}");
         let rounds = point["inputs"]["max_rounds"].as_str().unwrap();
-        let sim: Value = serde_json::from_str(&ok(&[
+        let sim: Value = serde_json::from_str(&stdout(&[
             "sim",
             "mercenary.battle",
             "--input",
@@ -198,12 +187,12 @@ fn a_point_out_of_reach_is_simulated_and_says_so() {
         }
         assert_eq!(total, 300, "{point}");
     }
-    let csv = ok(&args);
+    let csv = stdout(&args);
     assert!(csv.lines().skip(1).all(|l| l.ends_with(",300,")), "{csv}");
     let mut off = args.to_vec();
     let last = off.len() - 1;
     off[last] = "0";
-    let csv = ok(&off);
+    let csv = stdout(&off);
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(rows.len(), 2, "{csv}");
     assert!(rows.iter().all(|l| l.contains("estimate with `rulebook sim`")), "{csv}");

@@ -5,20 +5,8 @@
 
 mod common;
 
-use common::rulebook;
+use common::{rulebook, stdout};
 use rulebook_wasm::api::Registry;
-
-/// stdout of a successful `rulebook` run.
-fn stdout(args: &[&str]) -> String {
-    let out = rulebook(args);
-    assert!(
-        out.status.success(),
-        "rulebook {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// An example input file as the JSON object a JavaScript caller passes.
 fn example_json(file: &str) -> String {

@@ -9,7 +9,7 @@
 //! number of survivors may pass 1), never floats.
 
 use crate::error::Error;
-use crate::odds::{Distribution, Prob};
+use crate::odds::Distribution;
 use crate::registry::ResolverInfo;
 use crate::value::{Inputs, Value};
 use num_bigint::BigInt;
@@ -270,13 +270,6 @@ pub fn decimal(v: &BigRational, decimals: u32) -> String {
     } else {
         format!("{sign}{int}.{:0>width$}", frac.to_string(), width = decimals as usize)
     }
-}
-
-/// A probability-weighted value to a [`Prob`], where it is one (between 0 and 1).
-pub fn as_prob(v: &BigRational) -> Option<Prob> {
-    let n = u128::try_from(v.numer().clone()).ok()?;
-    let d = u128::try_from(v.denom().clone()).ok()?;
-    Prob::new(n, d).ok()
 }
 
 #[cfg(test)]

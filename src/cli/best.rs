@@ -6,7 +6,7 @@ use super::inputs::{self, InputArgs};
 use super::list::pretty;
 use super::{CliError, RulesArg};
 use num_rational::BigRational;
-use rt::best::{decimal, fraction, Objective, Problem, Solution};
+use rt::best::{decimal, fraction, Problem, Solution};
 use rt::best_ask::{Ask, Compared};
 use rulebook_runtime as rt;
 use std::io::Write;
@@ -95,15 +95,10 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &BestArgs, out: &mut dyn W
             pretty(&rt::best_ask::json_doc(&path, &ask, problem, &solved, &compared))?
         )?;
     } else {
-        let probability = is_probability(r, &problem.objective);
+        let probability = problem.objective.is_probability(r);
         report(out, &path, args, problem, &solved, &compared, probability)?;
     }
     Ok(())
-}
-
-/// Whether the objective is a probability (a yes/no output, or a test), not an expected number.
-fn is_probability(r: &rt::ResolverInfo, o: &Objective) -> bool {
-    o.is_probability(r)
 }
 
 /// A value as the report shows it: a probability as a percentage, a number with four decimals,

@@ -13,6 +13,18 @@ pub fn rulebook(args: &[&str]) -> Output {
         .unwrap_or_else(|e| panic!("cannot run rulebook: {e}"))
 }
 
+/// stdout of a `rulebook` run that must succeed (it fails the test with stderr otherwise).
+pub fn stdout(args: &[&str]) -> String {
+    let out = rulebook(args);
+    assert!(
+        out.status.success(),
+        "rulebook {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap_or_else(|e| panic!("rulebook {}: stdout is not UTF-8: {e}", args.join(" ")))
+}
+
 /// An exact probability as `--json` prints it ("n/d").
 pub fn prob(text: &str) -> Prob {
     let (n, d) = text.split_once('/').unwrap_or_else(|| panic!("not a fraction: {text}"));
