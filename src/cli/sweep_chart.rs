@@ -254,7 +254,16 @@ pub fn draw(
         )
     } else {
         (
-            format!("{resolver}: the odds by {} and {}", axes[0].0, axes[1].0),
+            {
+                // The inputs past the first two each get a heatmap per value: the title says so.
+                let rest: Vec<&str> = axes[2..].iter().map(|(n, _)| n.as_str()).collect();
+                let each = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(", for each {}", rest.join(" and "))
+                };
+                format!("{resolver}: the odds by {} and {}{each}", axes[0].0, axes[1].0)
+            },
             heatmaps(&picks, &fields, axes, points),
         )
     };
