@@ -53,7 +53,7 @@ fn solve(step: &rt::ResolverInfo, start: rt::Inputs, horizon: u32) -> rt::best::
         objective: rt::best::Objective::parse(step, "banked").unwrap_or_else(|e| panic!("{e}")),
         horizon,
     };
-    rt::best::solve(&problem, &mut |i| step.odds(i), None).unwrap_or_else(|e| panic!("{e}"))
+    rt::best::solve(&problem, &mut |i| step.odds(i), &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

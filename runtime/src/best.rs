@@ -15,7 +15,7 @@ use crate::value::{Inputs, Value};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::Zero;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Most distinct states followed before giving up (`Error::TooManyStates`).
 pub const MAX_STATES: usize = 200_000;
@@ -58,86 +58,120 @@ pub struct Solution {
     pub states: Vec<StateChoice>,
     /// Steps worked out (distinct state and choice).
     pub worked: usize,
+    /// The value of each fixed choice asked for, held in every state.
+    pub fixed: Vec<BigRational>,
 }
 
 /// Where one outcome of a step leads: the end (valued), or a state.
-#[derive(Clone)]
 enum Next {
     End(BigRational),
-    /// The next state, and the objective of this outcome (the value if the horizon comes first).
-    Go(Vec<Value>, BigRational),
+    /// The next state (its number), and the objective of this outcome (the value if the horizon
+    /// comes first).
+    Go(u32, BigRational),
 }
 
 type Key = Vec<Value>;
 
-struct Solver<'a, 'o> {
-    p: &'a Problem<'a>,
+/// Every state the procedure reaches within the horizon, under any choice, each numbered once,
+/// and each state's step for each choice: worked out once, then valued for the best choice and
+/// for each fixed one.
+struct Graph {
     fields: Vec<String>,
+    /// The states by number, and the step at which each is first met.
+    keys: Vec<Key>,
+    first: Vec<u32>,
+    /// The states of each step of the procedure (a state may come again at a later step).
+    layers: Vec<Vec<u32>>,
+    /// By state, then by choice: the step's outcomes with their probabilities.
+    steps: Vec<Vec<Vec<(BigRational, Next)>>>,
+}
+
+struct Explorer<'a, 'o> {
+    p: &'a Problem<'a>,
     odds: &'o mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>,
-    steps: BTreeMap<(Key, usize), Vec<(BigRational, Next)>>,
+    g: Graph,
+    ids: BTreeMap<Key, u32>,
     /// The step of the procedure being worked out, for an error that stops there.
     layer: u32,
+    worked: usize,
 }
 
-impl Solver<'_, '_> {
-    fn inputs(&self, key: &Key, choice: usize) -> Inputs {
-        let mut inputs = self.p.start.clone();
-        for (f, v) in self.fields.iter().zip(key) {
-            inputs.insert(f.clone(), v.clone());
+impl Explorer<'_, '_> {
+    /// The state's number, a new one (first met at `layer`) if it is new.
+    fn intern(&mut self, key: Key, layer: u32) -> (u32, bool) {
+        if let Some(&id) = self.ids.get(&key) {
+            return (id, false);
         }
-        if let Some(c) = self.p.choices.get(choice) {
-            inputs.insert(self.p.decide.clone(), c.clone());
-        }
-        inputs
+        let id = self.g.keys.len() as u32;
+        self.ids.insert(key.clone(), id);
+        self.g.keys.push(key);
+        self.g.first.push(layer);
+        self.g.steps.push(Vec::new());
+        (id, true)
     }
 
-    /// The step from `key` with choice `choice`, worked out once.
-    fn step(&mut self, key: &Key, choice: usize) -> Result<&Vec<(BigRational, Next)>, Error> {
-        if !self.steps.contains_key(&(key.clone(), choice)) {
-            if let Some(seconds) = crate::watch::cancelled() {
-                return Err(Error::ChainStopped {
-                    seconds,
-                    step: self.layer,
-                    states: self.steps.len(),
-                });
-            }
-            let inputs = self.inputs(key, choice);
-            let (layer, worked) = (self.layer, self.steps.len());
-            let d = (self.odds)(&inputs).map_err(|e| match e {
-                Error::OddsStopped { seconds, .. } => Error::ChainStopped {
-                    seconds,
-                    step: layer,
-                    states: worked,
-                },
-                e => e,
-            })?;
-            let mut out = Vec::with_capacity(d.outcomes.len());
-            for (o, p) in &d.outcomes {
-                let f = self.p.objective.value(o)?;
-                let next = if crate::chain::ended(self.p.step, self.p.until, o)? {
-                    Next::End(f)
-                } else {
-                    let state = crate::chain::next_state(&inputs, o);
-                    Next::Go(
-                        self.fields.iter().map(|k| state.get(k).cloned().unwrap_or(Value::None)).collect(),
-                        f,
-                    )
-                };
-                out.push((p.to_big(), next));
-            }
-            self.steps.insert((key.clone(), choice), out);
+    /// Each choice's step from state `id`, worked out once.
+    fn work(&mut self, id: u32) -> Result<(), Error> {
+        if !self.g.steps[id as usize].is_empty() {
+            return Ok(());
         }
-        self.steps.get(&(key.clone(), choice)).ok_or(Error::Overflow)
+        let mut all = Vec::with_capacity(self.p.choices.len());
+        for choice in 0..self.p.choices.len() {
+            all.push(self.step(id, choice)?);
+        }
+        self.g.steps[id as usize] = all;
+        Ok(())
+    }
+
+    fn step(&mut self, id: u32, choice: usize) -> Result<Vec<(BigRational, Next)>, Error> {
+        if let Some(seconds) = crate::watch::cancelled() {
+            return Err(Error::ChainStopped {
+                seconds,
+                step: self.layer,
+                states: self.worked,
+            });
+        }
+        let inputs = inputs(self.p, &self.g.fields, &self.g.keys[id as usize], choice);
+        let (layer, worked) = (self.layer, self.worked);
+        let d = (self.odds)(&inputs).map_err(|e| match e {
+            Error::OddsStopped { seconds, .. } => Error::ChainStopped {
+                seconds,
+                step: layer,
+                states: worked,
+            },
+            e => e,
+        })?;
+        self.worked += 1;
+        let mut out = Vec::with_capacity(d.outcomes.len());
+        for (o, p) in &d.outcomes {
+            let f = self.p.objective.value(o)?;
+            let next = if crate::chain::ended(self.p.step, self.p.until, o)? {
+                Next::End(f)
+            } else {
+                let state = crate::chain::next_state(&inputs, o);
+                let key = self.g.fields.iter().map(|k| state.get(k).cloned().unwrap_or(Value::None)).collect();
+                Next::Go(self.intern(key, self.layer + 1).0, f)
+            };
+            out.push((p.to_big(), next));
+        }
+        Ok(out)
     }
 }
 
-/// Backward induction: the best value from the start, and the best choices in every state.
-/// `fixed`, when given, replaces the choice in every state (the value of that policy).
-pub fn solve(
-    p: &Problem,
-    odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>,
-    fixed: Option<&dyn Fn(&Inputs) -> usize>,
-) -> Result<Solution, Error> {
+/// The step's inputs in the state `key` with choice `choice` (none when out of range).
+fn inputs(p: &Problem, fields: &[String], key: &Key, choice: usize) -> Inputs {
+    let mut inputs = p.start.clone();
+    for (f, v) in fields.iter().zip(key) {
+        inputs.insert(f.clone(), v.clone());
+    }
+    if let Some(c) = p.choices.get(choice) {
+        inputs.insert(p.decide.clone(), c.clone());
+    }
+    inputs
+}
+
+/// Forward: the states of each step under every choice, until the horizon or no state is left.
+fn explore(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>) -> Result<(Graph, usize), Error> {
     crate::chain::check_until(p.step, p.until)?;
     let fields: Vec<String> = p
         .start
@@ -146,34 +180,45 @@ pub fn solve(
         .cloned()
         .collect();
     let start: Key = fields.iter().map(|k| p.start.get(k).cloned().unwrap_or(Value::None)).collect();
-    let mut s = Solver {
-        p,
-        fields: fields.clone(),
-        odds,
-        steps: BTreeMap::new(),
-        layer: 0,
+    let graph = Graph {
+        fields,
+        keys: Vec::new(),
+        first: Vec::new(),
+        layers: Vec::new(),
+        steps: Vec::new(),
     };
-    // Forward: the states of each step (any choice), until the horizon or no state is left.
-    let mut layers: Vec<Vec<Key>> = vec![vec![start.clone()]];
-    let mut first: BTreeMap<Key, u32> = BTreeMap::from([(start, 0)]);
-    let choices: Vec<usize> = (0..p.choices.len()).collect();
+    let mut x = Explorer {
+        p,
+        odds,
+        g: graph,
+        ids: BTreeMap::new(),
+        layer: 0,
+        worked: 0,
+    };
+    let (start, _) = x.intern(start, 0);
+    x.g.layers.push(vec![start]);
+    // The layer each state was last added to, so that a layer lists a state once.
+    let mut listed: Vec<u32> = vec![0];
     for t in 0..p.horizon.saturating_sub(1) {
-        s.layer = t;
-        let mut next: Vec<Key> = Vec::new();
-        let mut seen: BTreeSet<Key> = BTreeSet::new();
-        for key in layers[t as usize].clone() {
-            for &c in &allowed(&s, &key, &choices, fixed) {
-                for (_, n) in s.step(&key, c)?.clone() {
-                    if let Next::Go(k, _) = n {
-                        if seen.insert(k.clone()) {
-                            first.entry(k.clone()).or_insert(t + 1);
-                            next.push(k);
-                        }
-                    }
+        x.layer = t;
+        let mut next: Vec<u32> = Vec::new();
+        for i in 0..x.g.layers[t as usize].len() {
+            let id = x.g.layers[t as usize][i];
+            x.work(id)?;
+            let reached: Vec<u32> = x.g.steps[id as usize]
+                .iter()
+                .flatten()
+                .filter_map(|(_, n)| if let Next::Go(k, _) = n { Some(*k) } else { None })
+                .collect();
+            for k in reached {
+                listed.resize(x.g.keys.len(), u32::MAX);
+                if listed[k as usize] != t + 1 {
+                    listed[k as usize] = t + 1;
+                    next.push(k);
                 }
             }
         }
-        if first.len() > MAX_STATES {
+        if x.g.keys.len() > MAX_STATES {
             return Err(Error::TooManyStates {
                 limit: MAX_STATES as u64,
                 step: t + 1,
@@ -182,68 +227,83 @@ pub fn solve(
         if next.is_empty() {
             break;
         }
-        layers.push(next);
+        x.g.layers.push(next);
     }
-    // Backward: each layer's values from the next one's.
-    let mut later: BTreeMap<Key, BigRational> = BTreeMap::new();
-    let mut report: BTreeMap<Key, StateChoice> = BTreeMap::new();
-    let last = layers.len();
-    for (t, layer) in layers.iter().enumerate().rev() {
-        let mut now = BTreeMap::new();
-        for key in layer {
-            let mut values = vec![None; p.choices.len()];
-            for &c in &allowed(&s, key, &choices, fixed) {
-                let mut q = BigRational::zero();
-                for (pr, n) in s.step(key, c)? {
-                    let v = match n {
-                        Next::End(f) => f,
-                        Next::Go(k, f) => later.get(k).filter(|_| t + 1 < last).unwrap_or(f),
-                    };
-                    q += pr * v;
-                }
-                values[c] = Some(q);
-            }
-            let best_value = values.iter().flatten().max().cloned().unwrap_or_else(BigRational::zero);
-            let best: Vec<usize> = (0..values.len()).filter(|&c| values[c].as_ref() == Some(&best_value)).collect();
-            if first.get(key) == Some(&(t as u32)) {
-                let all = values.iter().map(|v| v.clone().unwrap_or_else(BigRational::zero)).collect();
-                report.insert(
-                    key.clone(),
-                    StateChoice {
-                        state: key.clone(),
-                        step: t as u32,
-                        best,
-                        value: best_value.clone(),
-                        values: all,
-                    },
-                );
-            }
-            now.insert(key.clone(), best_value);
-        }
-        later = now;
+    // The last layer's steps too: a path still going there is valued by its last outcome.
+    x.layer = x.g.layers.len() as u32 - 1;
+    for id in x.g.layers.last().cloned().unwrap_or_default() {
+        x.work(id)?;
     }
-    let optimal = layers
-        .first()
-        .and_then(|l| l.first())
-        .and_then(|k| later.get(k))
-        .cloned()
-        .unwrap_or_else(BigRational::zero);
-    let mut states: Vec<StateChoice> = report.into_values().collect();
-    states.sort_by(|a, b| a.step.cmp(&b.step).then_with(|| a.state.cmp(&b.state)));
-    Ok(Solution {
-        optimal,
-        fields,
-        states,
-        worked: s.steps.len(),
-    })
+    Ok((x.g, x.worked))
 }
 
-/// The choices considered in a state: all of them, or the one a fixed policy makes.
-fn allowed(s: &Solver, key: &Key, all: &[usize], fixed: Option<&dyn Fn(&Inputs) -> usize>) -> Vec<usize> {
-    match fixed {
-        Some(f) => vec![f(&s.inputs(key, usize::MAX))],
-        None => all.to_vec(),
+impl Graph {
+    /// Backward: each layer's values from the next one's, with the best choice in each state, or
+    /// with `fixed` in every state; and, with `report`, each state's choices where first met.
+    fn values(&self, fixed: Option<usize>, report: &mut Option<Vec<StateChoice>>) -> BigRational {
+        let n = self.keys.len();
+        let mut later: Vec<Option<BigRational>> = vec![None; n];
+        let mut now: Vec<Option<BigRational>> = vec![None; n];
+        for (t, layer) in self.layers.iter().enumerate().rev() {
+            for &id in layer {
+                let steps = &self.steps[id as usize];
+                let value = |c: usize| -> BigRational {
+                    let mut q = BigRational::zero();
+                    for (pr, n) in &steps[c] {
+                        let v = match n {
+                            Next::End(f) => f,
+                            Next::Go(k, f) => later[*k as usize].as_ref().unwrap_or(f),
+                        };
+                        q += pr * v;
+                    }
+                    q
+                };
+                let best_value = match fixed {
+                    Some(c) => value(c),
+                    None => {
+                        let values: Vec<BigRational> = (0..steps.len()).map(value).collect();
+                        let best_value = values.iter().max().cloned().unwrap_or_else(BigRational::zero);
+                        if let Some(report) = report.as_mut().filter(|_| self.first[id as usize] == t as u32) {
+                            report.push(StateChoice {
+                                state: self.keys[id as usize].clone(),
+                                step: t as u32,
+                                best: (0..values.len()).filter(|&c| values[c] == best_value).collect(),
+                                value: best_value.clone(),
+                                values,
+                            });
+                        }
+                        best_value
+                    }
+                };
+                now[id as usize] = Some(best_value);
+            }
+            if let Some(next) = self.layers.get(t + 1) {
+                for &id in next {
+                    later[id as usize] = None;
+                }
+            }
+            std::mem::swap(&mut later, &mut now);
+        }
+        later[0].clone().unwrap_or_else(BigRational::zero)
     }
+}
+
+/// Backward induction: the best value from the start, the best choices in every state, and the
+/// value of each choice in `fixed` held in every state, all from one exploration of the states.
+pub fn solve(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>, fixed: &[usize]) -> Result<Solution, Error> {
+    let (g, worked) = explore(p, odds)?;
+    let mut report = Some(Vec::new());
+    let optimal = g.values(None, &mut report);
+    let mut states = report.unwrap_or_default();
+    states.sort_by(|a, b| a.step.cmp(&b.step).then_with(|| a.state.cmp(&b.state)));
+    let fixed = fixed.iter().map(|&c| g.values(Some(c), &mut None)).collect();
+    Ok(Solution {
+        optimal,
+        fixed,
+        fields: g.fields,
+        states,
+        worked,
+    })
 }
 
 /// A rational as `n/d`.

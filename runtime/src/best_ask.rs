@@ -115,33 +115,41 @@ pub fn ask<'a>(r: &'a ResolverInfo, ask: &Ask<'a>, start: impl FnOnce() -> Resul
     Ok(Asked { problem, own, against })
 }
 
-/// The value of the rules' own choice and of each fixed alternative, each a policy held in every
-/// state; `solve` runs one (the command line gives it its time budget).
-pub fn compare(asked: &Asked, solve_fixed: &mut dyn FnMut(usize) -> Result<Solution, Error>) -> Result<Vec<Compared>, Error> {
+/// The choices compared with the best: the rules' own, then each `--against`, as indices into
+/// the problem's choices (what [`solve`] takes as `fixed`).
+pub fn fixed(asked: &Asked) -> Vec<usize> {
     let p = &asked.problem;
-    let mut out = Vec::new();
-    for v in std::iter::once(&asked.own).chain(&asked.against) {
-        let k = p.choices.iter().position(|c| c == v).unwrap_or(0);
-        let label = if v == &asked.own {
-            format!("the rules' own ({} = {v})", p.decide)
-        } else {
-            format!("{} = {v}", p.decide)
-        };
-        out.push(Compared {
-            label,
-            value: solve_fixed(k)?.optimal,
-        });
-    }
-    Ok(out)
+    std::iter::once(&asked.own)
+        .chain(&asked.against)
+        .map(|v| p.choices.iter().position(|c| c == v).unwrap_or(0))
+        .collect()
 }
 
-/// The whole answer without a time budget: the best policy, then the fixed ones.
+/// The value of the rules' own choice and of each fixed alternative, each a policy held in every
+/// state, from a solution of [`fixed`]'s choices.
+pub fn compare(asked: &Asked, sol: &Solution) -> Vec<Compared> {
+    let p = &asked.problem;
+    std::iter::once(&asked.own)
+        .chain(&asked.against)
+        .zip(&sol.fixed)
+        .map(|(v, value)| Compared {
+            label: if v == &asked.own {
+                format!("the rules' own ({} = {v})", p.decide)
+            } else {
+                format!("{} = {v}", p.decide)
+            },
+            value: value.clone(),
+        })
+        .collect()
+}
+
+/// The whole answer without a time budget: the best policy and the fixed ones.
 pub fn answer(
     asked: &Asked,
     odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Value>, Error>,
 ) -> Result<(Solution, Vec<Compared>), Error> {
-    let solved = solve(&asked.problem, odds, None)?;
-    let compared = compare(asked, &mut |k| solve(&asked.problem, odds, Some(&move |_: &Inputs| k)))?;
+    let solved = solve(&asked.problem, odds, &fixed(asked))?;
+    let compared = compare(asked, &solved);
     Ok((solved, compared))
 }
 

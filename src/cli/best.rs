@@ -80,13 +80,10 @@ pub fn run(systems: &[&'static rt::SystemInfo], args: &BestArgs, out: &mut dyn W
         e.message = e.message.replace("(--steps)", "(--rounds)");
         e
     };
-    let solved = super::budgeted(args.budget, || rt::best::solve(problem, &mut |i| r.odds(i), None))
+    let fixed = rt::best_ask::fixed(&asked);
+    let solved = super::budgeted(args.budget, || rt::best::solve(problem, &mut |i| r.odds(i), &fixed))
         .map_err(|e| rounds(super::rules_error::failed(e, args.json, out)))?;
-    let compared = rt::best_ask::compare(&asked, &mut |k| {
-        let fixed = move |_: &rt::Inputs| k;
-        super::budgeted(args.budget, || rt::best::solve(problem, &mut |i| r.odds(i), Some(&fixed)))
-    })
-    .map_err(|e| rounds(e.into()))?;
+    let compared = rt::best_ask::compare(&asked, &solved);
     let path = format!("{}.{}", s.name, r.name);
     if args.json {
         writeln!(
