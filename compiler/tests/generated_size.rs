@@ -7,12 +7,12 @@ use rulebook_compiler::driver;
 use std::path::Path;
 
 /// The most generated lines allowed for the five books together.
-const TOTAL_CEILING: usize = 158_600;
+const TOTAL_CEILING: usize = 158_650;
 
 /// Per system: the most generated lines allowed.
 const CEILINGS: [(&str, usize); 5] = [
     ("combat3000", 25_000),
-    ("mercenary", 23_750),
+    ("mercenary", 23_800),
     ("starleader", 21_100),
     ("striker", 57_500),
     ("t5", 31_400),
