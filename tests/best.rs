@@ -309,3 +309,68 @@ fn mercenary_rallies_only_with_leadership_two_or_more() {
         assert_eq!(stdout(&interpreted), stdout(&args), "Leadership {leadership}");
     }
 }
+
+/// Mercenary's Withdrawal Phase (`examples/mercenary-withdraw.yaml`, README "Best decisions"): the
+/// choice matters only in the first round's Withdrawal Phase, and there army B withdraws when its
+/// fire team is gone or both still stand, and fights on when only A's is gone. Never withdrawing
+/// is worth what `odds --until ended` gives (P(B wins) − P(A wins)); the best mix beats it and
+/// withdrawing at once.
+#[test]
+fn mercenary_b_withdraws_unless_only_a_has_lost_its_fire_team() {
+    let input = ["--input", "examples/mercenary-withdraw.yaml"];
+    let mut args = vec!["best", "mercenary.battle_step", "--until", "ended", "--decide", "b_withdraws"];
+    args.extend([
+        "--maximize",
+        "result == side_b_wins - result == side_a_wins",
+        "--against",
+        "b_withdraws=true",
+    ]);
+    args.extend(input);
+    args.push("--json");
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&args)).unwrap();
+    let frac = |v: &serde_json::Value| -> BigRational { v.as_str().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{v}")) };
+    let (best, never, at_once) = (
+        frac(&doc["optimal"]),
+        frac(&doc["compared"][0]["value"]),
+        frac(&doc["compared"][1]["value"]),
+    );
+    assert!(best > at_once && at_once > never, "{best} {at_once} {never}");
+
+    let mut odds = vec!["odds", "mercenary.battle_step", "--until", "ended", "--field", "result", "--json"];
+    odds.extend(input);
+    let ended: serde_json::Value = serde_json::from_str(&stdout(&odds)).unwrap();
+    let p = |result: &str| {
+        ended["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["outcome"]["result"] == result)
+            .map(|o| frac(&o["probability"]))
+            .unwrap()
+    };
+    assert_eq!(never, p("side_b_wins") - p("side_a_wins"));
+
+    let standing = |s: &serde_json::Value, name: &str| {
+        s["state"]["fighters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["u"]["name"] == name && f["u"]["status"] == "active")
+    };
+    let matters: Vec<&serde_json::Value> = doc["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["best"].as_array().unwrap().len() == 1)
+        .collect();
+    assert_eq!(matters.len(), 288);
+    for s in matters {
+        let st = &s["state"];
+        assert!(
+            st["round"] == 1 && st["stage"] == "actions" && st["schedule"] == serde_json::json!([]),
+            "{st}"
+        );
+        let withdraw = !standing(s, "B Fire Team") || standing(s, "A Fire Team");
+        assert_eq!(s["best"], serde_json::json!([withdraw]), "{st}");
+    }
+}
