@@ -98,16 +98,16 @@ struct Explorer<'a, 'o> {
 
 impl Explorer<'_, '_> {
     /// The state's number, a new one (first met at `layer`) if it is new.
-    fn intern(&mut self, key: Key, layer: u32) -> (u32, bool) {
+    fn intern(&mut self, key: Key, layer: u32) -> u32 {
         if let Some(&id) = self.ids.get(&key) {
-            return (id, false);
+            return id;
         }
         let id = self.g.keys.len() as u32;
         self.ids.insert(key.clone(), id);
         self.g.keys.push(key);
         self.g.first.push(layer);
         self.g.steps.push(Vec::new());
-        (id, true)
+        id
     }
 
     /// Each choice's step from state `id`, worked out once.
@@ -150,7 +150,7 @@ impl Explorer<'_, '_> {
             } else {
                 let state = crate::chain::next_state(&inputs, o);
                 let key = self.g.fields.iter().map(|k| state.get(k).cloned().unwrap_or(Value::None)).collect();
-                Next::Go(self.intern(key, self.layer + 1).0, f)
+                Next::Go(self.intern(key, self.layer + 1), f)
             };
             out.push((p.to_big(), next));
         }
@@ -195,7 +195,7 @@ fn explore(p: &Problem, odds: &mut dyn FnMut(&Inputs) -> Result<Distribution<Val
         layer: 0,
         worked: 0,
     };
-    let (start, _) = x.intern(start, 0);
+    let start = x.intern(start, 0);
     x.g.layers.push(vec![start]);
     // The layer each state was last added to, so that a layer lists a state once.
     let mut listed: Vec<u32> = vec![0];
